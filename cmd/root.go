@@ -1,0 +1,104 @@
+// Package cmd is the thin command-line layer of kseg: flag parsing and
+// wiring between the domain packages and the report renderers.
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes shared by every command. They are documented in the README.
+const (
+	ExitOK       = 0
+	ExitFindings = 1 // a check failed, layouts differ, or findings at/above --fail-on
+	ExitUsage    = 2
+	ExitBadInput = 3 // unreadable, truncated or corrupt input
+	ExitInternal = 4
+)
+
+// exitError carries an exit code through cobra's error return.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+// silentExit ends the command with a code and no message (the output said it).
+type silentExit int
+
+func (s silentExit) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
+
+var version = "dev"
+
+func versionString() string {
+	v, commit := version, ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				commit = s.Value
+			}
+		}
+	}
+	if commit != "" {
+		return v + " (" + commit + ")"
+	}
+	return v
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "kseg",
+		Short:         "Kafka log-segment and record-batch forensics",
+		Long:          "kseg reads Kafka partition files (.log, .index, .timeindex, .txnindex, .snapshot) without a broker:\ndump them like kafka-dump-log, count batching, audit producers, and reproduce batching with a reference producer.",
+		Version:       versionString(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	for _, add := range subcommands {
+		root.AddCommand(add())
+	}
+	return root
+}
+
+// subcommands is filled by each command file's init, so adding a command
+// touches only its own file.
+var subcommands []func() *cobra.Command
+
+// Execute runs kseg with args and returns the process exit code.
+func Execute(args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	var se silentExit
+	if errors.As(err, &se) {
+		return int(se)
+	}
+	var ee *exitError
+	code := ExitUsage
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	fmt.Fprintf(stderr, "kseg: error: %v\n", err)
+	return code
+}

@@ -1,0 +1,12 @@
+// Command kseg inspects Kafka log segments, indexes and producer state.
+package main
+
+import (
+	"os"
+
+	"github.com/kseg/kseg/cmd"
+)
+
+func main() {
+	os.Exit(cmd.Execute(os.Args[1:], os.Stdout, os.Stderr))
+}
