@@ -1,0 +1,95 @@
+package batch
+
+// Kafka's record fields are zigzag varints (protobuf base-128). The decoders
+// inline the one- and two-byte cases, which cover nearly every field of a
+// typical record.
+
+// Uvarint decodes an unsigned varint of at most maxBytes bytes from b.
+// n is the bytes read; n <= 0 means truncated (0) or too long (-1).
+func uvarint(b []byte, maxBytes int) (uint64, int) {
+	var x uint64
+	var s uint
+	for i := 0; i < len(b); i++ {
+		if i == maxBytes {
+			return 0, -1
+		}
+		c := b[i]
+		if c < 0x80 {
+			return x | uint64(c)<<s, i + 1
+		}
+		x |= uint64(c&0x7f) << s
+		s += 7
+	}
+	return 0, 0
+}
+
+// Varint decodes a zigzag int32 (at most 5 bytes) as Kafka does.
+func Varint(b []byte) (int32, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		u := uint32(b[0])
+		return int32(u>>1) ^ -int32(u&1), 1
+	}
+	if len(b) > 1 && b[1] < 0x80 {
+		u := uint32(b[0]&0x7f) | uint32(b[1])<<7
+		return int32(u>>1) ^ -int32(u&1), 2
+	}
+	u, n := uvarint(b, 5)
+	if n <= 0 {
+		return 0, n
+	}
+	v := uint32(u)
+	return int32(v>>1) ^ -int32(v&1), n
+}
+
+// Varlong decodes a zigzag int64 (at most 10 bytes).
+func Varlong(b []byte) (int64, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		u := uint64(b[0])
+		return int64(u>>1) ^ -int64(u&1), 1
+	}
+	u, n := uvarint(b, 10)
+	if n <= 0 {
+		return 0, n
+	}
+	return int64(u>>1) ^ -int64(u&1), n
+}
+
+// Uvarint32 decodes Kafka's unsigned varint (compact lengths, tagged fields).
+func Uvarint32(b []byte) (uint32, int) {
+	u, n := uvarint(b, 5)
+	return uint32(u), n
+}
+
+// AppendVarint appends the zigzag encoding of v.
+func AppendVarint(dst []byte, v int32) []byte {
+	return AppendUvarint(dst, uint64(uint32((v<<1)^(v>>31))))
+}
+
+// AppendVarlong appends the zigzag encoding of v.
+func AppendVarlong(dst []byte, v int64) []byte {
+	return AppendUvarint(dst, uint64((v<<1)^(v>>63)))
+}
+
+// AppendUvarint appends an unsigned varint.
+func AppendUvarint(dst []byte, u uint64) []byte {
+	for u >= 0x80 {
+		dst = append(dst, byte(u)|0x80)
+		u >>= 7
+	}
+	return append(dst, byte(u))
+}
+
+// SizeOfVarint is the encoded length of v as a zigzag varint.
+func SizeOfVarint(v int32) int { return sizeOfUvarint(uint64(uint32((v << 1) ^ (v >> 31)))) }
+
+// SizeOfVarlong is the encoded length of v as a zigzag varlong.
+func SizeOfVarlong(v int64) int { return sizeOfUvarint(uint64((v << 1) ^ (v >> 63))) }
+
+func sizeOfUvarint(u uint64) int {
+	n := 1
+	for u >= 0x80 {
+		u >>= 7
+		n++
+	}
+	return n
+}
