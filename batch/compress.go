@@ -1,0 +1,275 @@
+package batch
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/golang/snappy"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+)
+
+// DefaultMaxDecompressed caps one batch's decompressed records section, so a
+// hostile batch cannot claim gigabytes. Kafka's own limit is message.max.bytes
+// on the compressed side; 64 MiB of output is far beyond any real batch.
+const DefaultMaxDecompressed = 64 << 20
+
+// Decompressor decodes compressed record sections. It keeps its readers and
+// output buffer between calls: the slice returned by Decompress is valid only
+// until the next call. Not safe for concurrent use.
+type Decompressor struct {
+	// Max is the largest decompressed output accepted; 0 means
+	// DefaultMaxDecompressed.
+	Max int
+
+	out  []byte
+	gz   *gzip.Reader
+	zstd *zstd.Decoder
+	src  bytes.Reader
+}
+
+func (d *Decompressor) limit() int {
+	if d.Max > 0 {
+		return d.Max
+	}
+	return DefaultMaxDecompressed
+}
+
+// Decompress decodes src compressed with codec. magic is the batch or
+// wrapper magic, which changes the LZ4 header-checksum rule.
+func (d *Decompressor) Decompress(codec Codec, src []byte, magic int8) ([]byte, error) {
+	var err error
+	d.out = d.out[:0]
+	switch codec {
+	case CodecNone:
+		return src, nil
+	case CodecGzip:
+		err = d.gunzip(src)
+	case CodecSnappy:
+		err = d.unsnappy(src)
+	case CodecLZ4:
+		err = d.unlz4(src, magic)
+	case CodecZstd:
+		err = d.unzstd(src)
+	default:
+		return nil, &FormatError{Err: ErrUnknownCodec, Detail: fmt.Sprintf("Unknown compression type id: %d", int8(codec))}
+	}
+	if err != nil {
+		var fe *FormatError
+		if errors.As(err, &fe) {
+			return nil, err
+		}
+		return nil, &FormatError{Err: ErrDecompress, Detail: fmt.Sprintf("%s: %v", codec, err)}
+	}
+	return d.out, nil
+}
+
+func (d *Decompressor) tooLarge() error {
+	return &FormatError{Err: ErrTooLarge, Detail: fmt.Sprintf("decompressed records exceed the %d-byte limit (--max-decompressed)", d.limit())}
+}
+
+// readAll drains r into d.out, enforcing the cap.
+func (d *Decompressor) readAll(r io.Reader) error {
+	max := d.limit()
+	for {
+		if len(d.out) == cap(d.out) {
+			if len(d.out) > max {
+				return d.tooLarge()
+			}
+			d.out = append(d.out, 0)[:len(d.out)]
+		}
+		n, err := r.Read(d.out[len(d.out):cap(d.out)])
+		d.out = d.out[:len(d.out)+n]
+		if len(d.out) > max {
+			return d.tooLarge()
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (d *Decompressor) gunzip(src []byte) error {
+	d.src.Reset(src)
+	if d.gz == nil {
+		gz, err := gzip.NewReader(&d.src)
+		if err != nil {
+			return err
+		}
+		d.gz = gz
+	} else if err := d.gz.Reset(&d.src); err != nil {
+		return err
+	}
+	d.gz.Multistream(true)
+	return d.readAll(d.gz)
+}
+
+func (d *Decompressor) unzstd(src []byte) error {
+	if d.zstd == nil {
+		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+			zstd.WithDecoderMaxMemory(uint64(d.limit())))
+		if err != nil {
+			return err
+		}
+		d.zstd = dec
+	}
+	d.src.Reset(src)
+	if err := d.zstd.Reset(&d.src); err != nil {
+		return err
+	}
+	return d.readAll(d.zstd)
+}
+
+var xerialMagic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
+
+// unsnappy reads xerial-framed snappy, falling back to one raw block when
+// the header is absent, as snappy-java does.
+func (d *Decompressor) unsnappy(src []byte) error {
+	if len(src) == 0 {
+		return errors.New("Cannot decompress empty stream")
+	}
+	if len(src) < 16 || !bytes.Equal(src[:8], xerialMagic) {
+		return d.snappyBlock(src)
+	}
+	p := 16
+	for len(src)-p >= 4 {
+		n := int32(binary.BigEndian.Uint32(src[p:]))
+		p += 4
+		if n == -2108469695 { // concatenated stream: skip the rest of its header
+			if len(src)-p < 12 {
+				return nil
+			}
+			p += 12
+			continue
+		}
+		if n < 0 || int(n) > len(src)-p {
+			return errors.New("failed to read chunk")
+		}
+		if err := d.snappyBlock(src[p : p+int(n)]); err != nil {
+			return err
+		}
+		p += int(n)
+	}
+	return nil
+}
+
+func (d *Decompressor) snappyBlock(block []byte) error {
+	n, err := snappy.DecodedLen(block)
+	if err != nil {
+		return err
+	}
+	if len(d.out)+n > d.limit() {
+		return d.tooLarge()
+	}
+	d.out = grow(d.out, n)
+	_, err = snappy.Decode(d.out[len(d.out):len(d.out)+n], block)
+	if err != nil {
+		return err
+	}
+	d.out = d.out[:len(d.out)+n]
+	return nil
+}
+
+// grow makes room for n more bytes after len(b).
+func grow(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	nb := make([]byte, len(b), 2*cap(b)+n)
+	copy(nb, b)
+	return nb
+}
+
+// unlz4 parses Kafka's LZ4 frame itself and decodes each independent block
+// straight into the output buffer; the frame Reader would copy twice.
+func (d *Decompressor) unlz4(src []byte, magic int8) error {
+	if len(src) < 7 {
+		return errors.New("Stream ended prematurely")
+	}
+	if binary.LittleEndian.Uint32(src) != 0x184D2204 {
+		return errors.New("Stream unsupported (invalid magic bytes)")
+	}
+	flg, bd := src[4], src[5]
+	if flg>>6 != 1 {
+		return fmt.Errorf("Version %d not supported", flg>>6)
+	}
+	if flg&0x03 != 0 {
+		return errors.New("Reserved bits must be 0")
+	}
+	if flg&0x20 == 0 {
+		return errors.New("Dependent block stream is unsupported")
+	}
+	if bd&0x8f != 0 {
+		return errors.New("Reserved bits must be 0")
+	}
+	code := (bd >> 4) & 7
+	if code < 4 {
+		return fmt.Errorf("Block size %d not supported", code)
+	}
+	maxBlock := 1 << (2*int(code) + 8)
+	blockChecksum, contentSize, contentChecksum := flg&0x10 != 0, flg&0x08 != 0, flg&0x04 != 0
+	p := 6
+	if contentSize {
+		p += 8
+	}
+	if len(src) < p+1 {
+		return errors.New("Stream ended prematurely")
+	}
+	hc := src[p]
+	if magic >= 1 {
+		if want := byte(xxh32(src[4:p], 0) >> 8); hc != want {
+			return errors.New("Stream frame descriptor corrupted")
+		}
+	}
+	p++
+	for {
+		if len(src)-p < 4 {
+			return errors.New("Stream ended prematurely")
+		}
+		word := binary.LittleEndian.Uint32(src[p:])
+		p += 4
+		size := int(word & 0x7fffffff)
+		if size == 0 {
+			break
+		}
+		if size > maxBlock {
+			return fmt.Errorf("Block size %d exceeded max: %d", size, maxBlock)
+		}
+		if len(src)-p < size {
+			return errors.New("Stream ended prematurely")
+		}
+		block := src[p : p+size]
+		p += size
+		if blockChecksum {
+			if len(src)-p < 4 {
+				return errors.New("Stream ended prematurely")
+			}
+			if binary.LittleEndian.Uint32(src[p:]) != xxh32(block, 0) {
+				return errors.New("Block checksum mismatch")
+			}
+			p += 4
+		}
+		if word&0x80000000 != 0 {
+			d.out = append(d.out, block...)
+		} else {
+			d.out = grow(d.out, maxBlock)
+			n, err := lz4.UncompressBlock(block, d.out[len(d.out):len(d.out)+maxBlock])
+			if err != nil {
+				return err
+			}
+			d.out = d.out[:len(d.out)+n]
+		}
+		if len(d.out) > d.limit() {
+			return d.tooLarge()
+		}
+	}
+	_ = contentChecksum // read but not verified, as Kafka does
+	return nil
+}
