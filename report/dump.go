@@ -1,0 +1,651 @@
+// Package report renders what kseg found: kafka-dump-log's exact text, kseg's
+// own human text, NDJSON for scripts, and tables.
+package report
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/segment"
+)
+
+// Format selects the dump output.
+type Format int
+
+const (
+	// FormatKafka is kafka-dump-log's text, byte for byte.
+	FormatKafka Format = iota
+	// FormatKseg is kafka-dump-log's layout plus kseg's forensic extras
+	// (header values, binary-safe content, codec sniffing, index checks).
+	FormatKseg
+	// FormatJSON is one JSON object per line.
+	FormatJSON
+)
+
+// ContentParser renders a record's key and payload for --print-data-log.
+type ContentParser interface {
+	Parse(offset int64, key, value []byte) (k string, hasKey bool, p string, hasPayload bool, err error)
+}
+
+// DumpOptions mirrors kafka-dump-log's options plus kseg's.
+type DumpOptions struct {
+	PrintDataLog       bool
+	DeepIteration      bool
+	SkipRecordMetadata bool
+	VerifyIndexOnly    bool
+	IndexSanityCheck   bool
+	MaxMessageSize     int
+	MaxBytes           int64 // math.MaxInt32 is kafka-dump-log's default ("no limit")
+	Parser             ContentParser
+	Format             Format
+	KeepGoing          bool // resynchronise after corrupt regions instead of stopping
+	MaxDecompressed    int
+}
+
+// DefaultDumpOptions are kafka-dump-log's defaults.
+func DefaultDumpOptions() DumpOptions {
+	return DumpOptions{MaxMessageSize: 5 * 1024 * 1024, MaxBytes: math.MaxInt32}
+}
+
+// Dumper dumps files like kafka-dump-log. Summaries accumulate across files
+// and are written by Finish.
+type Dumper struct {
+	opts   DumpOptions
+	out    *bufio.Writer
+	errw   io.Writer
+	br     batch.BatchReader
+	dec    batch.Decompressor
+	inner  []batch.LegacyMessage
+	rec    batch.Record
+	line   []byte
+	json   *jsonWriter
+	issues int // corrupt regions reported under --keep-going
+
+	indexMismatches orderedMap[map[int64]int64]
+	timeMismatch    orderedMap[[][2]int64]
+	timeOutOfOrder  orderedMap[[][2]int64]
+	timeNotFound    orderedMap[[][2]int64]
+	nonConsecutive  orderedMap[map[int64]int64]
+}
+
+// orderedMap remembers insertion order so Finish can emulate HashMap order.
+type orderedMap[V any] struct {
+	keys []string
+	m    map[string]V
+}
+
+func (o *orderedMap[V]) get(k string, mk func() V) V {
+	if o.m == nil {
+		o.m = map[string]V{}
+	}
+	v, ok := o.m[k]
+	if !ok {
+		v = mk()
+		o.m[k] = v
+		o.keys = append(o.keys, k)
+	}
+	return v
+}
+
+func (o *orderedMap[V]) set(k string, v V) { o.get(k, func() V { return v }); o.m[k] = v }
+
+// NewDumper writes the dump to stdout and summaries/warnings to stderr.
+func NewDumper(opts DumpOptions, stdout, stderr io.Writer) *Dumper {
+	d := &Dumper{opts: opts, out: bufio.NewWriterSize(stdout, 256<<10), errw: stderr}
+	d.dec.Max = opts.MaxDecompressed
+	d.br.Decompressor.Max = opts.MaxDecompressed
+	if opts.Format == FormatJSON {
+		d.json = &jsonWriter{w: d.out}
+	}
+	return d
+}
+
+// Issues is the number of corrupt regions skipped under KeepGoing.
+func (d *Dumper) Issues() int { return d.issues }
+
+func (d *Dumper) flushLine() {
+	d.line = append(d.line, '\n')
+	d.out.Write(d.line)
+	d.line = d.line[:0]
+}
+
+func (d *Dumper) printf(format string, args ...any) {
+	fmt.Fprintf(d.out, format, args...)
+}
+
+// errorf writes to stderr after flushing stdout, keeping the streams' order
+// as a terminal would show it.
+func (d *Dumper) errorf(format string, args ...any) {
+	d.out.Flush()
+	fmt.Fprintf(d.errw, format, args...)
+}
+
+// Dump dumps one file named as the user gave it. A returned error is fatal
+// for the run, as an uncaught exception is for kafka-dump-log.
+func (d *Dumper) Dump(name string) error {
+	if d.json == nil {
+		d.printf("Dumping %s\n", javaFileString(name))
+	}
+	base := filepath.Base(name)
+	dot := strings.LastIndexByte(base, '.')
+	if dot < 0 {
+		return &segment.Error{File: name, Err: fmt.Errorf("file name has no suffix; kseg dumps .log, .checkpoint, .index, .timeindex, .txnindex and .snapshot files")}
+	}
+	switch base[dot:] {
+	case ".log", ".checkpoint":
+		return d.dumpLog(name)
+	case ".index":
+		return d.dumpIndex(name)
+	case ".timeindex":
+		return d.dumpTimeIndex(name)
+	case ".snapshot":
+		return d.dumpSnapshot(name)
+	case ".txnindex":
+		return d.dumpTxnIndex(name)
+	default:
+		if d.json != nil {
+			d.json.skipped(name, "unknown file suffix")
+			return nil
+		}
+		d.errorf("Ignoring unknown file %s\n", javaFileString(name))
+		return nil
+	}
+}
+
+// javaFileString is java.io.File.toString on Unix: duplicate slashes
+// collapsed and a trailing slash dropped.
+func javaFileString(p string) string {
+	if p == "" {
+		return p
+	}
+	var b strings.Builder
+	prevSlash := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '/' {
+			if prevSlash {
+				continue
+			}
+			prevSlash = true
+		} else {
+			prevSlash = false
+		}
+		b.WriteByte(c)
+	}
+	s := b.String()
+	if len(s) > 1 && strings.HasSuffix(s, "/") {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func absPath(name string) string {
+	a, err := filepath.Abs(name)
+	if err != nil {
+		return name
+	}
+	return a
+}
+
+// baseOffsetOf parses the text before the first '.' like Long.parseLong.
+func baseOffsetOf(name string) (int64, error) {
+	base := filepath.Base(name)
+	prefix := base
+	if i := strings.IndexByte(base, '.'); i >= 0 {
+		prefix = base[:i]
+	}
+	v, err := strconv.ParseInt(prefix, 10, 64)
+	if err != nil {
+		return 0, &segment.Error{File: name, Err: fmt.Errorf("For input string: \"%s\" (file name is not a base offset)", prefix)}
+	}
+	return v, nil
+}
+
+func (d *Dumper) dumpLog(name string) error {
+	base := filepath.Base(name)
+	if d.json == nil {
+		if strings.HasSuffix(base, ".log") {
+			off, err := baseOffsetOf(name)
+			if err != nil {
+				return err
+			}
+			d.printf("Log starting offset: %d\n", off)
+		} else if base == "bootstrap.checkpoint" {
+			d.printf("KRaft bootstrap snapshot\n")
+		} else {
+			off, epoch, ok := parseSnapshotName(base)
+			if !ok {
+				return &segment.Error{File: name, Err: errors.New("not a KRaft snapshot name (<20-digit offset>-<10-digit epoch>.checkpoint)")}
+			}
+			d.printf("Snapshot end offset: %d, epoch: %d\n", off, epoch)
+		}
+	}
+	f, err := segment.Open(name, d.opts.MaxBytes)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	abs := absPath(name)
+	lastOffset := int64(-1)
+	deep := d.opts.DeepIteration || d.opts.PrintDataLog
+	for {
+		for f.Next() {
+			e := f.Entry()
+			raw, err := f.Bytes()
+			if err != nil {
+				return err
+			}
+			if err := d.batchLine(name, e, raw); err != nil {
+				if d.recover(f, e.Pos, err) {
+					continue
+				}
+				return err
+			}
+			if deep {
+				if err := d.records(name, abs, e, raw, &lastOffset); err != nil {
+					if d.recover(f, e.Pos+e.Size, err) {
+						continue
+					}
+					return err
+				}
+			}
+		}
+		err := f.Err()
+		if err == nil {
+			break
+		}
+		if !d.recover(f, f.Pos(), err) {
+			return err
+		}
+	}
+	trailing := f.End() - f.Pos()
+	if trailing > 0 && d.opts.MaxBytes == math.MaxInt32 {
+		if d.json != nil {
+			d.json.trailing(name, f.Pos(), trailing)
+		} else {
+			d.printf("Found %d invalid bytes at the end of %s\n", trailing, base)
+		}
+	}
+	return nil
+}
+
+// recover reports a corrupt region under --keep-going and moves the
+// scanner past it; without --keep-going it reports false.
+func (d *Dumper) recover(f *segment.File, from int64, cause error) bool {
+	if !d.opts.KeepGoing {
+		return false
+	}
+	d.issues++
+	next, ok := f.Resync(from + 1)
+	if d.json != nil {
+		d.json.corrupt(f.Name(), from, next, cause)
+	} else {
+		d.errorf("kseg: corrupt region in %s: bytes %d..%d skipped: %v\n", f.Name(), from, next, unwrapLocated(cause))
+	}
+	_ = ok // when no batch follows, the scan is done and the loop ends
+	return true
+}
+
+func unwrapLocated(err error) error {
+	var se *segment.Error
+	if errors.As(err, &se) {
+		return se.Err
+	}
+	return err
+}
+
+func parseSnapshotName(base string) (int64, int32, bool) {
+	s := strings.TrimSuffix(base, ".checkpoint")
+	if len(s) != 31 || s[20] != '-' {
+		return 0, 0, false
+	}
+	off, err1 := strconv.ParseInt(s[:20], 10, 64)
+	ep, err2 := strconv.ParseInt(s[21:], 10, 32)
+	if err1 != nil || err2 != nil {
+		return 0, 0, false
+	}
+	return off, int32(ep), true
+}
+
+func appendBool(b []byte, v bool) []byte { return strconv.AppendBool(b, v) }
+
+// batchLine prints printBatchLevel's line.
+func (d *Dumper) batchLine(name string, e *segment.Entry, raw []byte) error {
+	if d.json != nil {
+		return d.json.batch(d, name, e, raw)
+	}
+	b := d.line[:0]
+	var (
+		tsType batch.TimestampType
+		maxTs  int64
+		codec  batch.Codec
+		crc    uint32
+		valid  bool
+		magic  = e.Magic
+	)
+	if e.Magic >= batch.MagicV2 {
+		h := &e.Header
+		b = append(b, "baseOffset: "...)
+		b = strconv.AppendInt(b, h.BaseOffset, 10)
+		b = append(b, " lastOffset: "...)
+		b = strconv.AppendInt(b, h.LastOffset(), 10)
+		b = append(b, " count: "...)
+		b = strconv.AppendInt(b, int64(h.RecordCount), 10)
+		b = append(b, " baseSequence: "...)
+		b = strconv.AppendInt(b, int64(h.BaseSequence), 10)
+		b = append(b, " lastSequence: "...)
+		b = strconv.AppendInt(b, int64(h.LastSequence()), 10)
+		b = append(b, " producerId: "...)
+		b = strconv.AppendInt(b, h.ProducerID, 10)
+		b = append(b, " producerEpoch: "...)
+		b = strconv.AppendInt(b, int64(h.ProducerEpoch), 10)
+		b = append(b, " partitionLeaderEpoch: "...)
+		b = strconv.AppendInt(b, int64(h.PartitionLeaderEpoch), 10)
+		b = append(b, " isTransactional: "...)
+		b = appendBool(b, h.IsTransactional())
+		b = append(b, " isControl: "...)
+		b = appendBool(b, h.IsControl())
+		b = append(b, " deleteHorizonMs: "...)
+		if dh, ok := h.DeleteHorizon(); ok {
+			b = append(b, "OptionalLong["...)
+			b = strconv.AppendInt(b, dh, 10)
+			b = append(b, ']')
+		} else {
+			b = append(b, "OptionalLong.empty"...)
+		}
+		tsType, maxTs, codec, crc = h.TimestampType(), h.MaxTimestamp, h.Codec(), h.CRC
+		valid = batch.ValidCRC(raw)
+	} else {
+		m, err := batch.ParseLegacy(raw)
+		if err != nil {
+			d.line = b
+			return &segment.Error{File: name, Offset: e.Pos, Err: err}
+		}
+		b = append(b, "offset: "...)
+		b = strconv.AppendInt(b, m.Offset, 10)
+		tsType, maxTs, codec, crc, valid = m.TimestampType(), m.Timestamp, m.Codec(), m.CRC, m.Valid()
+	}
+	b = append(b, " position: "...)
+	b = strconv.AppendInt(b, e.Pos, 10)
+	b = append(b, ' ')
+	b = append(b, tsType.String()...)
+	b = append(b, ": "...)
+	b = strconv.AppendInt(b, maxTs, 10)
+	b = append(b, " size: "...)
+	b = strconv.AppendInt(b, e.Size, 10)
+	b = append(b, " magic: "...)
+	b = strconv.AppendInt(b, int64(magic), 10)
+	b = append(b, " compresscodec: "...)
+	if !codec.Valid() {
+		// Kafka has printed everything before the codec when it throws.
+		d.out.Write(b)
+		d.line = b[:0]
+		return &segment.Error{File: name, Offset: e.Pos + 21, Err: &batch.FormatError{Pos: 21, Err: batch.ErrUnknownCodec,
+			Detail: fmt.Sprintf("Unknown compression type id: %d", int8(codec))}}
+	}
+	b = append(b, codec.String()...)
+	b = append(b, " crc: "...)
+	b = strconv.AppendUint(b, uint64(crc), 10)
+	b = append(b, " isvalid: "...)
+	b = appendBool(b, valid)
+	if d.opts.Format == FormatKseg && e.Magic >= batch.MagicV2 {
+		if sniff := batch.SniffCodec(raw[min(len(raw), batch.HeaderSize):]); sniff != batch.CodecNone && codec == batch.CodecNone {
+			b = append(b, " kseg-warning: payload looks "...)
+			b = append(b, sniff.String()...)
+			b = append(b, "-compressed but attributes say none"...)
+		}
+	}
+	d.line = b
+	d.flushLine()
+	return nil
+}
+
+// records prints the record lines of one entry (dumpBatchRecords).
+func (d *Dumper) records(name, abs string, e *segment.Entry, raw []byte, lastOffset *int64) error {
+	if e.Magic < batch.MagicV2 {
+		return d.legacyRecords(name, abs, e, raw, lastOffset)
+	}
+	h := &e.Header
+	if err := d.br.Open(raw, h); err != nil {
+		return locate(name, e.Pos, err)
+	}
+	control := h.IsControl()
+	for {
+		ok, err := d.br.Next(&d.rec)
+		if err != nil {
+			return locate(name, e.Pos, err)
+		}
+		if !ok {
+			break
+		}
+		r := &d.rec
+		off := h.BaseOffset + int64(r.OffsetDelta)
+		d.trackOffset(abs, off, lastOffset)
+		ts := h.BaseTimestamp + r.TimestampDelta
+		if h.TimestampType() == batch.LogAppendTime {
+			ts = h.MaxTimestamp
+		}
+		seq := int32(-1)
+		if h.BaseSequence >= 0 {
+			seq = batch.IncrementSequence(h.BaseSequence, r.OffsetDelta)
+		}
+		if d.json != nil {
+			if err := d.json.record(d, name, e, off, ts, seq, r, control); err != nil {
+				return locate(name, e.Pos, err)
+			}
+			continue
+		}
+		b := d.line[:0]
+		if !d.opts.SkipRecordMetadata {
+			b = append(b, "| offset: "...)
+			b = strconv.AppendInt(b, off, 10)
+			b = append(b, ' ')
+			b = append(b, h.TimestampType().String()...)
+			b = append(b, ": "...)
+			b = strconv.AppendInt(b, ts, 10)
+			b = append(b, " keySize: "...)
+			b = strconv.AppendInt(b, int64(r.KeySize()), 10)
+			b = append(b, " valueSize: "...)
+			b = strconv.AppendInt(b, int64(r.ValueSize()), 10)
+			b = append(b, " sequence: "...)
+			b = strconv.AppendInt(b, int64(seq), 10)
+			b = append(b, " headerKeys: ["...)
+			for i, hd := range r.Headers {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = appendJavaString(b, hd.Key)
+			}
+			b = append(b, ']')
+			if control {
+				var err error
+				if b, err = appendControl(b, r); err != nil {
+					d.out.Write(b)
+					d.line = b[:0]
+					return locate(name, e.Pos, err)
+				}
+			}
+			if d.opts.Format == FormatKseg && len(r.Headers) > 0 {
+				b = appendHeaderValues(b, r.Headers)
+			}
+		}
+		if d.opts.PrintDataLog && !control {
+			var err error
+			if b, err = d.appendContents(b, off, r.Key, r.Value); err != nil {
+				d.out.Write(b)
+				d.line = b[:0]
+				return locate(name, e.Pos, err)
+			}
+		}
+		d.line = b
+		d.flushLine()
+	}
+	if d.br.Leftover() > 0 {
+		return locate(name, e.Pos, &batch.FormatError{Err: batch.ErrInvalidRecord, Detail: "Incorrect declared batch size, records still remaining in file"})
+	}
+	return nil
+}
+
+func (d *Dumper) appendContents(b []byte, off int64, key, value []byte) ([]byte, error) {
+	if d.opts.Parser == nil {
+		return b, nil
+	}
+	k, hasK, p, hasP, err := d.opts.Parser.Parse(off, key, value)
+	if err != nil {
+		return b, err
+	}
+	prefix := " "
+	if d.opts.SkipRecordMetadata {
+		prefix = "| "
+	}
+	if hasK {
+		b = append(b, prefix...)
+		b = append(b, "key: "...)
+		b = append(b, k...)
+		prefix = " "
+	}
+	if hasP {
+		b = append(b, prefix...)
+		b = append(b, "payload: "...)
+		b = append(b, p...)
+	}
+	return b, nil
+}
+
+func (d *Dumper) trackOffset(abs string, off int64, last *int64) {
+	if off != *last+1 {
+		m := d.nonConsecutive.get(abs, func() map[int64]int64 { return map[int64]int64{} })
+		m[*last] = off
+	}
+	*last = off
+}
+
+func locate(name string, pos int64, err error) error {
+	var fe *batch.FormatError
+	if errors.As(err, &fe) {
+		return &segment.Error{File: name, Offset: pos + fe.Pos, Err: err}
+	}
+	return &segment.Error{File: name, Offset: pos, Err: err}
+}
+
+func (d *Dumper) legacyRecords(name, abs string, e *segment.Entry, raw []byte, lastOffset *int64) error {
+	w, err := batch.ParseLegacy(raw)
+	if err != nil {
+		return locate(name, e.Pos, err)
+	}
+	d.inner, err = batch.LegacyInner(&w, &d.dec, d.inner)
+	if err != nil {
+		return locate(name, e.Pos, err)
+	}
+	for i := range d.inner {
+		m := &d.inner[i]
+		d.trackOffset(abs, m.Offset, lastOffset)
+		if d.json != nil {
+			d.json.legacyRecord(d, name, e, m)
+			continue
+		}
+		b := d.line[:0]
+		if !d.opts.SkipRecordMetadata {
+			b = append(b, "| offset: "...)
+			b = strconv.AppendInt(b, m.Offset, 10)
+			b = append(b, ' ')
+			b = append(b, m.TimestampType().String()...)
+			b = append(b, ": "...)
+			b = strconv.AppendInt(b, m.Timestamp, 10)
+			b = append(b, " keySize: "...)
+			b = strconv.AppendInt(b, int64(sizeOrNull(m.Key)), 10)
+			b = append(b, " valueSize: "...)
+			b = strconv.AppendInt(b, int64(sizeOrNull(m.Value)), 10)
+			b = append(b, " isValid: "...)
+			b = appendBool(b, m.Valid())
+			b = append(b, " crc: "...)
+			b = strconv.AppendUint(b, uint64(m.CRC), 10)
+		}
+		if d.opts.PrintDataLog {
+			if b, err = d.appendContents(b, m.Offset, m.Key, m.Value); err != nil {
+				d.out.Write(b)
+				d.line = b[:0]
+				return locate(name, e.Pos, err)
+			}
+		}
+		d.line = b
+		d.flushLine()
+	}
+	return nil
+}
+
+func sizeOrNull(b []byte) int {
+	if b == nil {
+		return -1
+	}
+	return len(b)
+}
+
+// Finish prints the end-of-run summaries to stderr, in kafka-dump-log's
+// order, and flushes everything.
+func (d *Dumper) Finish() error {
+	if err := d.out.Flush(); err != nil {
+		return err
+	}
+	if d.json != nil {
+		d.json.summaries(d)
+		return d.out.Flush()
+	}
+	var sb strings.Builder
+	for _, k := range javaHashMapOrder(d.indexMismatches.keys) {
+		fmt.Fprintf(&sb, "Mismatches in :%s\n", k)
+		m := d.indexMismatches.m[k]
+		for _, off := range sortedKeys(m, true) {
+			fmt.Fprintf(&sb, "  Index offset: %d, log offset: %d\n", off, m[off])
+		}
+	}
+	for _, k := range javaHashMapOrder(d.timeMismatch.keys) {
+		fmt.Fprintf(&sb, "Found timestamp mismatch in :%s\n", k)
+		for _, p := range d.timeMismatch.m[k] {
+			fmt.Fprintf(&sb, "  Index timestamp: %d, log timestamp: %d\n", p[0], p[1])
+		}
+	}
+	for _, k := range javaHashMapOrder(d.timeOutOfOrder.keys) {
+		fmt.Fprintf(&sb, "Found out of order timestamp in :%s\n", k)
+		for _, p := range d.timeOutOfOrder.m[k] {
+			fmt.Fprintf(&sb, "  Index timestamp: %d, Previously indexed timestamp: %d\n", p[0], p[1])
+		}
+	}
+	for _, k := range javaHashMapOrder(d.timeNotFound.keys) {
+		sb.WriteString("The following indexed offsets are not found in the log.\n")
+		for _, p := range d.timeNotFound.m[k] {
+			fmt.Fprintf(&sb, "Indexed offset: %d, found log offset: %d\n", p[0], p[1])
+		}
+	}
+	for _, k := range javaHashMapOrder(d.nonConsecutive.keys) {
+		fmt.Fprintf(&sb, "Non-consecutive offsets in %s\n", k)
+		m := d.nonConsecutive.m[k]
+		for _, off := range sortedKeys(m, false) {
+			fmt.Fprintf(&sb, "  %d is followed by %d\n", off, m[off])
+		}
+	}
+	_, err := io.WriteString(d.errw, sb.String())
+	return err
+}
+
+func sortedKeys(m map[int64]int64, desc bool) []int64 {
+	ks := make([]int64, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		if desc {
+			return ks[i] > ks[j]
+		}
+		return ks[i] < ks[j]
+	})
+	return ks
+}
