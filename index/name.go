@@ -10,16 +10,16 @@ import (
 type FileKind int
 
 const (
-	KindUnknown     FileKind = iota
-	KindLog                  // .log: record batches
-	KindIndex                // .index: offset index
-	KindTimeIndex            // .timeindex: time index
-	KindTxnIndex             // .txnindex: aborted-transaction index
-	KindSnapshot             // .snapshot: producer state snapshot
-	KindCheckpoint           // <offset>-<epoch>.checkpoint: KRaft snapshot (log format)
-	KindBootstrap            // bootstrap.checkpoint: KRaft bootstrap snapshot (log format)
-	KindLeaderEpoch          // leader-epoch-checkpoint
-	KindPartitionMeta        // partition.metadata
+	KindUnknown       FileKind = iota
+	KindLog                    // .log: record batches
+	KindIndex                  // .index: offset index
+	KindTimeIndex              // .timeindex: time index
+	KindTxnIndex               // .txnindex: aborted-transaction index
+	KindSnapshot               // .snapshot: producer state snapshot
+	KindCheckpoint             // <offset>-<epoch>.checkpoint: KRaft snapshot (log format)
+	KindBootstrap              // bootstrap.checkpoint: KRaft bootstrap snapshot (log format)
+	KindLeaderEpoch            // leader-epoch-checkpoint
+	KindPartitionMeta          // partition.metadata
 )
 
 var kindNames = [...]string{"unknown", "log", "index", "timeindex", "txnindex", "snapshot",
