@@ -68,16 +68,16 @@ func newDumpCmd() *cobra.Command {
 }
 
 type dumpArgs struct {
-	opts        report.DumpOptions
-	files       []string
-	kafkaForm   bool
-	paths       []string
-	keyDecoder  string
-	valDecoder  string
-	offsets     bool
-	txnLog      bool
-	allFiles    bool
-	help        bool
+	opts       report.DumpOptions
+	files      []string
+	kafkaForm  bool
+	paths      []string
+	keyDecoder string
+	valDecoder string
+	offsets    bool
+	txnLog     bool
+	allFiles   bool
+	help       bool
 }
 
 // parseDumpArgs follows jopt-simple as kafka-dump-log configures it: no

@@ -1,10 +1,460 @@
 package report
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 
-var errIndexPending = errors.New("index dumping is not available yet")
+	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/index"
+	"github.com/kseg/kseg/segment"
+)
 
-func (d *Dumper) dumpIndex(name string) error     { return errIndexPending }
-func (d *Dumper) dumpTimeIndex(name string) error { return errIndexPending }
-func (d *Dumper) dumpSnapshot(name string) error  { return errIndexPending }
-func (d *Dumper) dumpTxnIndex(name string) error  { return errIndexPending }
+// companion is <dir>/<prefix before the first '.'><suffix>, as
+// DumpLogSegments names an index's log.
+func companion(name, suffix string) string {
+	base := filepath.Base(name)
+	prefix, _, _ := strings.Cut(base, ".")
+	return filepath.Join(filepath.Dir(absPath(name)), prefix+suffix)
+}
+
+// openLog opens an index's companion log. Kafka crashes with
+// NoSuchFileException when it is missing.
+func openLog(name string) (*os.File, int64, error) {
+	p := companion(name, ".log")
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, 0, &segment.Error{File: name, Offset: -1, Err: fmt.Errorf("java.nio.file.NoSuchFileException: %s (an index cannot be checked without its .log)", p)}
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
+}
+
+// firstBatchIn frames the first entry in log[pos, pos+window) as
+// fileRecords.slice(pos, window).batches().iterator().next() does.
+func firstBatchIn(log io.ReaderAt, logSize int64, pos int64, window int, name string) (*segment.Entry, error) {
+	if pos > logSize {
+		return nil, &segment.Error{File: name, Offset: pos, Err: fmt.Errorf("Slice from position %d exceeds end position of the log (%d bytes)", pos, logSize)}
+	}
+	end := pos + int64(window)
+	if end > logSize || end < pos {
+		end = logSize
+	}
+	s := segment.NewScanner(io.NewSectionReader(log, pos, end-pos), end-pos, name)
+	s.SetBlockSize(4096)
+	if !s.Next() {
+		if err := s.Err(); err != nil {
+			return nil, err
+		}
+		return nil, &segment.Error{File: name, Offset: pos, Err: errors.New("java.util.NoSuchElementException: no whole batch at the indexed position")}
+	}
+	e := *s.Entry()
+	e.Pos += pos
+	if e.Magic < batch.MagicV2 {
+		raw, err := s.Bytes()
+		if err != nil {
+			return nil, err
+		}
+		m, err := batch.ParseLegacy(raw)
+		if err != nil {
+			return nil, locate(name, e.Pos, err)
+		}
+		e.Header.BaseOffset = m.Offset // lastOffset of a legacy entry is its offset
+	}
+	return &e, nil
+}
+
+func lastOffsetOf(e *segment.Entry) int64 {
+	if e.Magic < batch.MagicV2 {
+		return e.Header.BaseOffset
+	}
+	return e.Header.LastOffset()
+}
+
+func (d *Dumper) dumpIndex(name string) error {
+	base, err := baseOffsetOf(name)
+	if err != nil {
+		return err
+	}
+	log, logSize, err := openLog(name)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	idx, err := index.OpenOffsetIndex(name)
+	if err != nil {
+		return err
+	}
+	defer idx.Close()
+	shown := javaFileString(name)
+	if idx.Entries() == 0 {
+		if d.json != nil {
+			d.json.indexStatus(name, "empty")
+		} else {
+			d.printf("%s is empty.\n", shown)
+		}
+		return nil
+	}
+	if d.opts.IndexSanityCheck {
+		if err := idx.SanityCheck(absPath(name)); err != nil {
+			return err
+		}
+		if d.json != nil {
+			d.json.indexStatus(name, "passed sanity check")
+		} else {
+			d.printf("%s passed sanity check.\n", shown)
+		}
+		return nil
+	}
+	abs := absPath(name)
+	it := idx.Iter()
+	for it.Next() {
+		ent := it.Entry()
+		first, err := firstBatchIn(log, logSize, int64(ent.Position), d.opts.MaxMessageSize, name)
+		if err != nil {
+			return err
+		}
+		if lo := lastOffsetOf(first); lo != ent.Offset {
+			m := d.indexMismatches.get(abs, func() map[int64]int64 { return map[int64]int64{} })
+			m[ent.Offset] = lo
+			if d.opts.Format != FormatKafka {
+				d.lookupInvariant(name, base, ent, first, logSize)
+			}
+		}
+		if d.json != nil {
+			d.json.indexEntry(name, ent.Offset, int64(ent.Position))
+		} else if !d.opts.VerifyIndexOnly {
+			b := append(d.line[:0], "offset: "...)
+			b = strconv.AppendInt(b, ent.Offset, 10)
+			b = append(b, " position: "...)
+			b = strconv.AppendInt(b, int64(ent.Position), 10)
+			d.line = b
+			d.flushLine()
+		}
+	}
+	return it.Err()
+}
+
+// lookupInvariant is kseg's own check for an entry that Kafka's strict
+// comparison flags: the broker only needs a batch to start at the position
+// with baseOffset <= indexed offset. Entries written by a follower (one per
+// multi-batch append, before Kafka 4.0) satisfy it, so the strict mismatch
+// is reported as informational.
+func (d *Dumper) lookupInvariant(name string, base int64, ent index.OffsetEntry, first *segment.Entry, logSize int64) {
+	ok := first.Header.BaseOffset <= ent.Offset
+	msg := "strict mismatch only: a batch starts at the position and covers offsets up to the indexed one (a multi-batch append, as followers wrote before Kafka 4.0); lookups are correct"
+	sev := "info"
+	if !ok {
+		msg = "lookup invariant broken: the batch at the indexed position starts after the indexed offset"
+		sev = "error"
+	}
+	if d.json != nil {
+		d.json.begin("finding", name)
+		d.json.j.str("code", "index-lookup-invariant")
+		d.json.j.str("severity", sev)
+		d.json.j.int("index_offset", ent.Offset)
+		d.json.j.int("position", int64(ent.Position))
+		d.json.j.int("batch_base_offset", first.Header.BaseOffset)
+		d.json.j.int("batch_last_offset", lastOffsetOf(first))
+		d.json.j.str("message", msg)
+		d.json.end()
+		return
+	}
+	d.printf("kseg-%s: index offset %d at position %d: %s\n", sev, ent.Offset, ent.Position, msg)
+}
+
+func (d *Dumper) dumpTimeIndex(name string) error {
+	if _, err := baseOffsetOf(name); err != nil {
+		return err
+	}
+	log, logSize, err := openLog(name)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	var offIdx *index.OffsetIndex
+	if p := companion(name, ".index"); fileExists(p) {
+		if offIdx, err = index.OpenOffsetIndex(p); err != nil {
+			return err
+		}
+		defer offIdx.Close()
+	}
+	tidx, err := index.OpenTimeIndex(name)
+	if err != nil {
+		return err
+	}
+	defer tidx.Close()
+	if d.opts.IndexSanityCheck {
+		if err := tidx.SanityCheck(absPath(name)); err != nil {
+			return err
+		}
+		if d.json != nil {
+			d.json.indexStatus(name, "passed sanity check")
+		} else {
+			d.printf("%s passed sanity check.\n", javaFileString(name))
+		}
+		return nil
+	}
+	abs := absPath(name)
+	prev := batch.NoTimestamp
+	it := tidx.Iter()
+	for it.Next() {
+		ent := it.Entry()
+		pos := int64(0)
+		if offIdx != nil {
+			oe, _, err := offIdx.Lookup(ent.Offset)
+			if err != nil {
+				return err
+			}
+			pos = int64(oe.Position)
+		}
+		match, raw, err := d.findBatchFrom(log, logSize, pos, ent.Offset, name)
+		if err != nil {
+			return err
+		}
+		switch {
+		case match == nil:
+			l := d.timeNotFound.get(abs, func() [][2]int64 { return nil })
+			d.timeNotFound.set(abs, append(l, [2]int64{ent.Offset, -1}))
+		case lastOffsetOf(match) != ent.Offset:
+			l := d.timeNotFound.get(abs, func() [][2]int64 { return nil })
+			d.timeNotFound.set(abs, append(l, [2]int64{ent.Offset, lastOffsetOf(match)}))
+		default:
+			maxTs, err := d.maxRecordTimestamp(name, match, raw)
+			if err != nil {
+				return err
+			}
+			if maxTs != ent.Timestamp {
+				l := d.timeMismatch.get(abs, func() [][2]int64 { return nil })
+				d.timeMismatch.set(abs, append(l, [2]int64{ent.Timestamp, maxTs}))
+			}
+			if prev >= ent.Timestamp {
+				l := d.timeOutOfOrder.get(abs, func() [][2]int64 { return nil })
+				d.timeOutOfOrder.set(abs, append(l, [2]int64{ent.Timestamp, prev}))
+			}
+		}
+		if d.json != nil {
+			d.json.timeIndexEntry(name, ent.Timestamp, ent.Offset)
+		} else if !d.opts.VerifyIndexOnly {
+			b := append(d.line[:0], "timestamp: "...)
+			b = strconv.AppendInt(b, ent.Timestamp, 10)
+			b = append(b, " offset: "...)
+			b = strconv.AppendInt(b, ent.Offset, 10)
+			d.line = b
+			d.flushLine()
+		}
+		prev = ent.Timestamp
+	}
+	return it.Err()
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// findBatchFrom frames the log from pos to its end (all of it, as Kafka
+// collects every batch first) and returns the first batch whose lastOffset
+// is >= target, with its bytes.
+func (d *Dumper) findBatchFrom(log io.ReaderAt, logSize, pos, target int64, name string) (*segment.Entry, []byte, error) {
+	if pos > logSize {
+		return nil, nil, &segment.Error{File: name, Offset: pos, Err: fmt.Errorf("Slice from position %d exceeds end position of the log (%d bytes)", pos, logSize)}
+	}
+	s := segment.NewScanner(io.NewSectionReader(log, pos, logSize-pos), logSize-pos, name)
+	var found *segment.Entry
+	var raw []byte
+	for s.Next() {
+		if found != nil {
+			continue
+		}
+		e := *s.Entry()
+		b, err := s.Bytes()
+		if err != nil {
+			return nil, nil, err
+		}
+		if e.Magic < batch.MagicV2 {
+			m, err := batch.ParseLegacy(b)
+			if err != nil {
+				return nil, nil, locate(name, pos+e.Pos, err)
+			}
+			e.Header.BaseOffset = m.Offset
+		}
+		if lastOffsetOf(&e) >= target {
+			e.Pos += pos
+			found = &e
+			raw = append([]byte(nil), b...)
+		}
+	}
+	if err := s.Err(); err != nil {
+		return nil, nil, err
+	}
+	return found, raw, nil
+}
+
+func (d *Dumper) maxRecordTimestamp(name string, e *segment.Entry, raw []byte) (int64, error) {
+	maxTs := batch.NoTimestamp
+	if e.Magic < batch.MagicV2 {
+		w, err := batch.ParseLegacy(raw)
+		if err != nil {
+			return 0, locate(name, e.Pos, err)
+		}
+		inner, err := batch.LegacyInner(&w, &d.dec, d.inner)
+		if err != nil {
+			return 0, locate(name, e.Pos, err)
+		}
+		for _, m := range inner {
+			maxTs = max(maxTs, m.Timestamp)
+		}
+		return maxTs, nil
+	}
+	h := &e.Header
+	if err := d.br.Open(raw, h); err != nil {
+		return 0, locate(name, e.Pos, err)
+	}
+	for {
+		ok, err := d.br.Next(&d.rec)
+		if err != nil {
+			return 0, locate(name, e.Pos, err)
+		}
+		if !ok {
+			return maxTs, nil
+		}
+		ts := h.BaseTimestamp + d.rec.TimestampDelta
+		if h.TimestampType() == batch.LogAppendTime {
+			ts = h.MaxTimestamp
+		}
+		maxTs = max(maxTs, ts)
+	}
+}
+
+func (d *Dumper) dumpSnapshot(name string) error {
+	snap, err := index.ReadSnapshotFile(name)
+	if err != nil {
+		if errors.Is(err, index.ErrCorruptSnapshot) {
+			msg, ok := index.KafkaMessage(err)
+			if !ok {
+				msg = err.Error()
+			}
+			if d.json != nil {
+				d.json.begin("finding", name)
+				d.json.j.str("code", "corrupt-snapshot")
+				d.json.j.str("message", msg)
+				d.json.end()
+				return nil
+			}
+			d.errorf("%s\n", msg)
+			return nil
+		}
+		return err
+	}
+	for _, e := range snap.Entries {
+		if d.json != nil {
+			d.json.producerEntry(name, e)
+			continue
+		}
+		first, hasTxn := e.TxnFirstOffset()
+		b := append(d.line[:0], "producerId: "...)
+		b = strconv.AppendInt(b, e.ProducerID, 10)
+		b = append(b, " producerEpoch: "...)
+		b = strconv.AppendInt(b, int64(e.Epoch), 10)
+		b = append(b, " coordinatorEpoch: "...)
+		b = strconv.AppendInt(b, int64(e.CoordinatorEpoch), 10)
+		b = append(b, " currentTxnFirstOffset: "...)
+		b = append(b, index.FormatOptionalLong(first, hasTxn)...)
+		b = append(b, " lastTimestamp: "...)
+		b = strconv.AppendInt(b, e.Timestamp, 10)
+		if e.HasBatchMetadata() {
+			b = append(b, " firstSequence: "...)
+			b = strconv.AppendInt(b, int64(e.FirstSequence()), 10)
+			b = append(b, " lastSequence: "...)
+			b = strconv.AppendInt(b, int64(e.LastSequence), 10)
+			b = append(b, " lastOffset: "...)
+			b = strconv.AppendInt(b, e.LastOffset, 10)
+			b = append(b, " offsetDelta: "...)
+			b = strconv.AppendInt(b, int64(e.OffsetDelta), 10)
+			b = append(b, " timestamp: "...)
+			b = strconv.AppendInt(b, e.Timestamp, 10)
+		}
+		d.line = b
+		d.flushLine()
+	}
+	return nil
+}
+
+func (d *Dumper) dumpTxnIndex(name string) error {
+	if !fileExists(name) {
+		return nil // Kafka reads a missing transaction index as empty
+	}
+	tx, err := index.OpenTxnIndex(name)
+	if err != nil {
+		return err
+	}
+	defer tx.Close()
+	it := tx.Iter()
+	for it.Next() {
+		t := it.Entry()
+		if d.json != nil {
+			d.json.abortedTxn(name, t)
+			continue
+		}
+		d.printf("version: %d producerId: %d firstOffset: %d lastOffset: %d lastStableOffset: %d\n",
+			t.Version(), t.ProducerID, t.FirstOffset, t.LastOffset, t.LastStableOffset)
+	}
+	return it.Err()
+}
+
+func (jw *jsonWriter) indexStatus(name, status string) {
+	jw.begin("index_status", name)
+	jw.j.str("status", status)
+	jw.end()
+}
+
+func (jw *jsonWriter) indexEntry(name string, off, pos int64) {
+	jw.begin("index_entry", name)
+	jw.j.int("offset", off)
+	jw.j.int("position", pos)
+	jw.end()
+}
+
+func (jw *jsonWriter) timeIndexEntry(name string, ts, off int64) {
+	jw.begin("time_index_entry", name)
+	jw.j.int("timestamp", ts)
+	jw.j.int("offset", off)
+	jw.end()
+}
+
+func (jw *jsonWriter) abortedTxn(name string, t index.AbortedTxn) {
+	jw.begin("aborted_txn", name)
+	jw.j.int("version", int64(t.Version()))
+	jw.j.int("producer_id", t.ProducerID)
+	jw.j.int("first_offset", t.FirstOffset)
+	jw.j.int("last_offset", t.LastOffset)
+	jw.j.int("last_stable_offset", t.LastStableOffset)
+	jw.end()
+}
+
+func (jw *jsonWriter) producerEntry(name string, e index.ProducerEntry) {
+	jw.begin("producer_state", name)
+	j := &jw.j
+	j.int("producer_id", e.ProducerID)
+	j.int("producer_epoch", int64(e.Epoch))
+	j.int("coordinator_epoch", int64(e.CoordinatorEpoch))
+	if f, ok := e.TxnFirstOffset(); ok {
+		j.int("current_txn_first_offset", f)
+	} else {
+		j.null("current_txn_first_offset")
+	}
+	j.int("last_timestamp", e.Timestamp)
+	if e.HasBatchMetadata() {
+		j.int("first_sequence", int64(e.FirstSequence()))
+		j.int("last_sequence", int64(e.LastSequence))
+		j.int("last_offset", e.LastOffset)
+		j.int("offset_delta", int64(e.OffsetDelta))
+	}
+	jw.end()
+}

@@ -63,3 +63,6 @@ func maximalSubpart(b []byte) int {
 	}
 	return n
 }
+
+// JavaString is new String(b, UTF_8) as Java decodes it.
+func JavaString(b []byte) string { return string(appendJavaString(nil, b)) }
