@@ -288,3 +288,25 @@ func FuzzTransactionLogParser(f *testing.F) {
 		{key, enc{}.i16(1).i64(10).i16(1).i32(60000).append("\x04").uv(0).i64(5).i64(6).uv(2).uv(1).uv(8).i64(11).uv(2).uv(2).i16(2)},
 	})
 }
+
+func BenchmarkOffsetsParser(b *testing.B) {
+	key := enc{}.i16(1).str("group").str("topic").i32(3)
+	val := enc{}.i16(4).i64(1).i32(-1).cstr("").i64(5).uv(1).uv(0).uv(16).append("0123456789abcdef")
+	p := NewOffsetsParser()
+	b.ReportAllocs()
+	b.SetBytes(int64(len(key) + len(val)))
+	for b.Loop() {
+		if _, err := p.Parse(1, key, val); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkJavaString(b *testing.B) {
+	in := []byte(strings.Repeat("hello wörld \xe2\x82 ", 8))
+	b.ReportAllocs()
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		_ = JavaString(in)
+	}
+}
