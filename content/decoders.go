@@ -1,0 +1,112 @@
+package content
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"hash/crc32"
+	"strconv"
+)
+
+// decodeFunc renders one key or value; ok=false means "not printed".
+type decodeFunc func(b []byte) (s string, ok bool, err error)
+
+type decoderParser struct{ key, value decodeFunc }
+
+// NewStringParser returns the parser of kafka-dump-log's --key-decoder-class
+// and --value-decoder-class options. A decoder is named by its Kafka class
+// (org.apache.kafka.tools.api.StringDecoder, IntegerDecoder, LongDecoder,
+// DefaultDecoder) or by a short name: string, int|integer, long, hex,
+// base64, none. hex, base64 and none are kseg additions: lower-case hex,
+// standard base64, and "do not print".
+func NewStringParser(keyDecoder, valueDecoder string) (Parser, error) {
+	k, err := lookupDecoder(keyDecoder)
+	if err != nil {
+		return nil, err
+	}
+	v, err := lookupDecoder(valueDecoder)
+	if err != nil {
+		return nil, err
+	}
+	return &decoderParser{key: k, value: v}, nil
+}
+
+// UnknownDecoderError is returned for a decoder name that is not known.
+type UnknownDecoderError struct{ Name string }
+
+func (e *UnknownDecoderError) Error() string {
+	return fmt.Sprintf("unknown decoder %q (want org.apache.kafka.tools.api.{String,Integer,Long,Default}Decoder or string|int|integer|long|hex|base64|none)", e.Name)
+}
+
+func lookupDecoder(name string) (decodeFunc, error) {
+	switch name {
+	case "", "string", "org.apache.kafka.tools.api.StringDecoder":
+		return decodeString, nil
+	case "int", "integer", "org.apache.kafka.tools.api.IntegerDecoder":
+		return decodeInt, nil
+	case "long", "org.apache.kafka.tools.api.LongDecoder":
+		return decodeLong, nil
+	case "org.apache.kafka.tools.api.DefaultDecoder":
+		return decodeDefault, nil
+	case "hex":
+		return func(b []byte) (string, bool, error) { return hex.EncodeToString(b), true, nil }, nil
+	case "base64":
+		return func(b []byte) (string, bool, error) { return base64.StdEncoding.EncodeToString(b), true, nil }, nil
+	case "none":
+		return func([]byte) (string, bool, error) { return "", false, nil }, nil
+	}
+	return nil, &UnknownDecoderError{Name: name}
+}
+
+func decodeString(b []byte) (string, bool, error) { return JavaString(b), true, nil }
+
+var errBufferUnderflow = &CrashError{Class: "java.nio.BufferUnderflowException"}
+
+func decodeInt(b []byte) (string, bool, error) {
+	if len(b) < 4 {
+		return "", false, errBufferUnderflow
+	}
+	return strconv.FormatInt(int64(int32(binary.BigEndian.Uint32(b))), 10), true, nil
+}
+
+func decodeLong(b []byte) (string, bool, error) {
+	if len(b) < 8 {
+		return "", false, errBufferUnderflow
+	}
+	return strconv.FormatInt(int64(binary.BigEndian.Uint64(b)), 10), true, nil
+}
+
+// decodeDefault imitates Java printing a byte[]: "[B@" and an identity hash
+// code. Java's hash is not reproducible; kseg uses the CRC-32 of the bytes
+// so that the output is at least deterministic.
+func decodeDefault(b []byte) (string, bool, error) {
+	return "[B@" + strconv.FormatUint(uint64(crc32.ChecksumIEEE(b)), 16), true, nil
+}
+
+func (p *decoderParser) Parse(offset int64, key, val []byte) (Result, error) {
+	var res Result
+	var err error
+	if key != nil {
+		res.Key, res.HasKey, err = p.key(key)
+		if err != nil {
+			return Result{}, withOffset(err, offset)
+		}
+	}
+	if val != nil {
+		res.Payload, res.HasPayload, err = p.value(val)
+		if err != nil {
+			return Result{}, withOffset(err, offset)
+		}
+	}
+	return res, nil
+}
+
+func withOffset(err error, offset int64) error {
+	if c, ok := err.(*CrashError); ok {
+		c2 := *c
+		c2.Offset = offset
+		return &c2
+	}
+	return err
+}

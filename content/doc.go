@@ -1,0 +1,14 @@
+// Package content renders the key and value of one record the way
+// kafka-dump-log (DumpLogSegments, Kafka 4.4) prints them after "key:" and
+// "payload:": the plain decoders (StringDecoder, IntegerDecoder, ...), the
+// --offsets-decoder for __consumer_offsets and the --transaction-log-decoder
+// for __transaction_state.
+//
+// The coordinator decoders read Kafka's generated-message encoding (FORMAT.md
+// Appendix A) through a small schema interpreter and write compact JSON with
+// Jackson's escaping rules (Appendix B). Decode errors that the Java tool
+// turns into an "Error at offset ..." key are returned as a key string, the
+// same way; errors that crash the Java tool come back as a *CrashError.
+//
+// The package does not depend on other kseg packages.
+package content

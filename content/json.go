@@ -1,0 +1,74 @@
+package content
+
+import (
+	"encoding/base64"
+	"strconv"
+	"unicode/utf8"
+)
+
+const hexUpper = "0123456789ABCDEF"
+
+// appendJSONString appends s as a JSON string literal escaped the way
+// Jackson's generator does: only '"', '\\' and control characters below
+// 0x20 are escaped (\b \t \n \f \r by name, the rest as upper-case \u00XX);
+// '/', '<', '>', '&', U+2028/2029 and all non-ASCII text stay raw UTF-8.
+// s must already be valid UTF-8 (see JavaString).
+func appendJSONString[S ~string | ~[]byte](dst []byte, s S) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, []byte(s[start:i])...)
+		switch c {
+		case '"':
+			dst = append(dst, '\\', '"')
+		case '\\':
+			dst = append(dst, '\\', '\\')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexUpper[c>>4], hexUpper[c&0xf])
+		}
+		start = i + 1
+	}
+	dst = append(dst, []byte(s[start:])...)
+	return append(dst, '"')
+}
+
+// appendJSONJavaString appends the Java decoding of the UTF-8 bytes b as a
+// JSON string, without allocating when b is valid UTF-8.
+func appendJSONJavaString(dst, b []byte) []byte {
+	if utf8.Valid(b) {
+		return appendJSONString(dst, b)
+	}
+	return appendJSONString(dst, appendJavaString(nil, b))
+}
+
+// appendBase64 appends b in standard base64 with padding (Jackson's default
+// MIME_NO_LINEFEEDS variant) inside quotes.
+func appendBase64(dst, b []byte) []byte {
+	dst = append(dst, '"')
+	dst = base64.StdEncoding.AppendEncode(dst, b)
+	return append(dst, '"')
+}
+
+// appendUUID appends Kafka's Uuid.toString of the 16 bytes u (URL-safe
+// base64 without padding) inside quotes.
+func appendUUID(dst, u []byte) []byte {
+	dst = append(dst, '"')
+	dst = base64.RawURLEncoding.AppendEncode(dst, u)
+	return append(dst, '"')
+}
+
+func appendInt(dst []byte, v int64) []byte { return strconv.AppendInt(dst, v, 10) }

@@ -1,0 +1,104 @@
+package content
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
+)
+
+// javaError is a Java exception message as Kafka's generated readers and
+// ByteBufferAccessor produce it. A nil message (BufferUnderflowException)
+// prints as "null" when concatenated, as in Java.
+type javaError struct{ msg string }
+
+func (e *javaError) Error() string { return e.msg }
+
+var errUnderflow = &javaError{"null"} // java.nio.BufferUnderflowException has no message
+
+func errorf(format string, args ...any) error { return &javaError{fmt.Sprintf(format, args...)} }
+
+// reader is a cursor over a generated-message buffer with the semantics of
+// Kafka's ByteBufferAccessor: fixed-width reads past the end fail with
+// BufferUnderflowException, byte-array reads check the remaining length.
+type reader struct {
+	b []byte
+	p int
+}
+
+func (r *reader) remaining() int { return len(r.b) - r.p }
+
+func (r *reader) int8() (int8, error) {
+	if r.remaining() < 1 {
+		return 0, errUnderflow
+	}
+	v := int8(r.b[r.p])
+	r.p++
+	return v, nil
+}
+
+func (r *reader) int16() (int16, error) {
+	if r.remaining() < 2 {
+		return 0, errUnderflow
+	}
+	v := int16(binary.BigEndian.Uint16(r.b[r.p:]))
+	r.p += 2
+	return v, nil
+}
+
+func (r *reader) int32() (int32, error) {
+	if r.remaining() < 4 {
+		return 0, errUnderflow
+	}
+	v := int32(binary.BigEndian.Uint32(r.b[r.p:]))
+	r.p += 4
+	return v, nil
+}
+
+func (r *reader) int64() (int64, error) {
+	if r.remaining() < 8 {
+		return 0, errUnderflow
+	}
+	v := int64(binary.BigEndian.Uint64(r.b[r.p:]))
+	r.p += 8
+	return v, nil
+}
+
+// uvarint reads an unsigned varint as ByteUtils.readUnsignedVarint does: at
+// most five bytes, the result is a Java int (it may be negative).
+func (r *reader) uvarint() (int32, error) {
+	var result int32
+	for i := 0; i < 5; i++ {
+		if r.remaining() < 1 {
+			return 0, errUnderflow
+		}
+		c := int8(r.b[r.p])
+		r.p++
+		if i == 4 {
+			result |= int32(c) << 28 // sign-extended, as Java's byte << 28
+			if c < 0 {
+				return 0, errorf("Varint is too long, the most significant bit in the 5th byte is set, converted value: %s",
+					strconv.FormatUint(uint64(uint32(result)), 16))
+			}
+			return result, nil
+		}
+		if c >= 0 {
+			return result | int32(c)<<(7*i), nil
+		}
+		result |= int32(c&0x7f) << (7 * i)
+	}
+	return result, nil
+}
+
+// array reads n bytes (Readable.readArray).
+func (r *reader) array(n int32) ([]byte, error) {
+	if n < 0 {
+		// new byte[n] in Java: NegativeArraySizeException, message is the size.
+		return nil, errorf("%d", n)
+	}
+	if int(n) > r.remaining() {
+		return nil, errorf("Error reading byte array of %d byte(s): only %d byte(s) available", n, r.remaining())
+	}
+	v := r.b[r.p : r.p+int(n) : r.p+int(n)]
+	r.p += int(n)
+	return v, nil
+}
