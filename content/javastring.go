@@ -110,3 +110,12 @@ func appendJavaString(dst, b []byte) []byte {
 func malformed4x2(b1, b2 byte) bool {
 	return (b1 == 0xf0 && (b2 < 0x90 || b2 > 0xbf)) || (b1 == 0xf4 && b2&0xf0 != 0x80) || !isCont(b2)
 }
+
+// AppendJavaString appends Java's decoding of b (see JavaString) to dst
+// without allocating when b is valid UTF-8.
+func AppendJavaString(dst, b []byte) []byte {
+	if utf8.Valid(b) {
+		return append(dst, b...)
+	}
+	return appendJavaString(dst, b)
+}

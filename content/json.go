@@ -72,3 +72,7 @@ func appendUUID(dst, u []byte) []byte {
 }
 
 func appendInt(dst []byte, v int64) []byte { return strconv.AppendInt(dst, v, 10) }
+
+// AppendJSONString appends s quoted and escaped as Jackson does (only '"',
+// '\\' and control characters escaped; upper-case hex).
+func AppendJSONString(dst []byte, s string) []byte { return appendJSONString(dst, s) }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/content"
 )
 
 // appendControl appends printControlRecord's description of a control record.
@@ -246,46 +247,13 @@ func (j *jsonObj) key(k string) {
 }
 
 func (j *jsonObj) int(k string, v int64) { j.key(k); j.b = strconv.AppendInt(j.b, v, 10) }
-func (j *jsonObj) str(k, v string)       { j.key(k); j.b = appendJacksonString(j.b, v) }
+func (j *jsonObj) str(k, v string)       { j.key(k); j.b = content.AppendJSONString(j.b, v) }
 
 func (j *jsonObj) done() []byte {
 	if len(j.b) == 0 {
 		return []byte("{}")
 	}
 	return append(j.b, '}')
-}
-
-// appendJacksonString quotes s as Jackson does: only '"', '\\' and control
-// characters are escaped, with upper-case hex.
-func appendJacksonString(b []byte, s string) []byte {
-	const hex = "0123456789ABCDEF"
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '"':
-			b = append(b, '\\', '"')
-		case '\\':
-			b = append(b, '\\', '\\')
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\f':
-			b = append(b, '\\', 'f')
-		case '\r':
-			b = append(b, '\\', 'r')
-		default:
-			if c < 0x20 {
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
-			} else {
-				b = append(b, c)
-			}
-		}
-	}
-	return append(b, '"')
 }
 
 // appendHeaderValues is kseg's extra: header values after the keys.
@@ -295,7 +263,7 @@ func appendHeaderValues(b []byte, hs []batch.RecordHeader) []byte {
 		if i > 0 {
 			b = append(b, ',', ' ')
 		}
-		b = appendJavaString(b, h.Key)
+		b = content.AppendJavaString(b, h.Key)
 		b = append(b, '=')
 		if h.Value == nil {
 			b = append(b, "null"...)

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/content"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -30,11 +31,6 @@ const (
 	FormatJSON
 )
 
-// ContentParser renders a record's key and payload for --print-data-log.
-type ContentParser interface {
-	Parse(offset int64, key, value []byte) (k string, hasKey bool, p string, hasPayload bool, err error)
-}
-
 // DumpOptions mirrors kafka-dump-log's options plus kseg's.
 type DumpOptions struct {
 	PrintDataLog       bool
@@ -43,8 +39,8 @@ type DumpOptions struct {
 	VerifyIndexOnly    bool
 	IndexSanityCheck   bool
 	MaxMessageSize     int
-	MaxBytes           int64 // math.MaxInt32 is kafka-dump-log's default ("no limit")
-	Parser             ContentParser
+	MaxBytes           int64          // math.MaxInt32 is kafka-dump-log's default ("no limit")
+	Parser             content.Parser // nil prints no contents
 	Format             Format
 	KeepGoing          bool // resynchronise after corrupt regions instead of stopping
 	MaxDecompressed    int
@@ -462,7 +458,7 @@ func (d *Dumper) records(name, abs string, e *segment.Entry, raw []byte, lastOff
 				if i > 0 {
 					b = append(b, ',')
 				}
-				b = appendJavaString(b, hd.Key)
+				b = content.AppendJavaString(b, hd.Key)
 			}
 			b = append(b, ']')
 			if control {
@@ -498,10 +494,11 @@ func (d *Dumper) appendContents(b []byte, off int64, key, value []byte) ([]byte,
 	if d.opts.Parser == nil {
 		return b, nil
 	}
-	k, hasK, p, hasP, err := d.opts.Parser.Parse(off, key, value)
+	res, err := d.opts.Parser.Parse(off, key, value)
 	if err != nil {
 		return b, err
 	}
+	k, hasK, p, hasP := res.Key, res.HasKey, res.Payload, res.HasPayload
 	prefix := " "
 	if d.opts.SkipRecordMetadata {
 		prefix = "| "
@@ -620,7 +617,7 @@ func (d *Dumper) Finish() error {
 		}
 	}
 	for _, k := range javaHashMapOrder(d.timeNotFound.keys) {
-		sb.WriteString("The following indexed offsets are not found in the log.\n")
+		fmt.Fprintf(&sb, "The following indexed offsets are not found in :%s\n", k)
 		for _, p := range d.timeNotFound.m[k] {
 			fmt.Fprintf(&sb, "Indexed offset: %d, found log offset: %d\n", p[0], p[1])
 		}

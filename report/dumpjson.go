@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/content"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -40,7 +41,7 @@ func (j *jsonObj) bytesField(k string, v []byte) {
 	}
 	if utf8.Valid(v) {
 		j.key(k)
-		j.b = appendJacksonString(j.b, string(v))
+		j.b = content.AppendJSONString(j.b, string(v))
 		return
 	}
 	j.key(k)
@@ -142,15 +143,15 @@ func (jw *jsonWriter) record(d *Dumper, name string, e *segment.Entry, off, ts i
 			j.b = append(j.b, js...)
 		}
 	} else if d.opts.PrintDataLog && d.opts.Parser != nil {
-		k, hasK, p, hasP, err := d.opts.Parser.Parse(off, r.Key, r.Value)
+		res, err := d.opts.Parser.Parse(off, r.Key, r.Value)
 		if err != nil {
 			return err
 		}
-		if hasK {
-			j.str("key", k)
+		if res.HasKey {
+			j.str("key", res.Key)
 		}
-		if hasP {
-			j.str("payload", p)
+		if res.HasPayload {
+			j.str("payload", res.Payload)
 		}
 	} else if d.opts.PrintDataLog {
 		j.bytesField("key", r.Key)
