@@ -53,25 +53,48 @@ func Run(cfg Config, out string, force bool) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkOutput(out, force); err != nil {
-		return nil, err
-	}
-	parent := filepath.Dir(filepath.Clean(out))
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(out))+".tmp-")
+	var res *Result
+	err := WriteAtomic(out, force, func(tmp string) error {
+		var err error
+		res, err = Write(cfg, tmp)
+		return err
+	})
 	if err != nil {
-		return nil, err
-	}
-	res, err := Write(cfg, tmp)
-	if err != nil {
-		os.RemoveAll(tmp)
-		return nil, err
-	}
-	if err := place(tmp, out, force); err != nil {
-		os.RemoveAll(tmp)
 		return nil, err
 	}
 	res.Dir = out
 	return res, nil
+}
+
+// WriteAtomic calls fill with a fresh temporary directory beside out and,
+// if it succeeds, renames that directory to out. out must not exist or be
+// empty unless force is set (then the old directory is replaced). On any
+// failure the temporary directory is removed and out is untouched.
+func WriteAtomic(out string, force bool, fill func(tmp string) error) error {
+	if err := checkOutput(out, force); err != nil {
+		return err
+	}
+	parent := filepath.Dir(filepath.Clean(out))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(out))+".tmp-")
+	if err != nil {
+		return err
+	}
+	if err := fill(tmp); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := place(tmp, out, force); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	return nil
 }
 
 func checkOutput(out string, force bool) error {
