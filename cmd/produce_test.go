@@ -50,8 +50,8 @@ func TestProduceUsageErrors(t *testing.T) {
 		t.Fatal("first run failed")
 	}
 	for _, args := range [][]string{
-		{"produce", "--out", out, "--records", "3"},               // exists
-		{"produce", "--records", "3"},                             // no --out
+		{"produce", "--out", out, "--records", "3"},                // exists
+		{"produce", "--records", "3"},                              // no --out
 		{"produce", "--out", out + "2", "--compression", "brotli"}, // bad codec
 		{"produce", "--out", out + "3", "--acks", "1", "--idempotence=true"},
 		{"produce", "--out", out + "4", "--inject", "nonsense"},
