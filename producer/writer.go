@@ -38,6 +38,7 @@ type producerEntry struct {
 	lastOffset  int64
 	offsetDelta int32
 	timestamp   int64
+	inserted    int64 // insertion order into the broker's map
 }
 
 // segmentWriter is the active segment of a partition.
@@ -213,7 +214,12 @@ func (w *partitionWriter) appendBatch(b []byte, nowMs int64) error {
 	s.sinceIndex += size
 
 	if h.ProducerID >= 0 {
+		ins := int64(len(w.producers))
+		if old, ok := w.producers[h.ProducerID]; ok {
+			ins = old.inserted
+		}
 		w.producers[h.ProducerID] = &producerEntry{
+			inserted:    ins,
 			pid:         h.ProducerID,
 			epoch:       h.ProducerEpoch,
 			lastSeq:     h.LastSequence(),
@@ -256,15 +262,40 @@ func (w *partitionWriter) takeSnapshot(offset int64) error {
 	return nil
 }
 
-// appendSnapshot encodes ProducerSnapshot v1 (FORMAT.md section 7): int16
-// version, uint32 CRC-32C of bytes [6,len), int32 count, 46-byte entries in
-// ascending producer id order (Java's HashMap order for small ids).
-func appendSnapshot(dst []byte, producers map[int64]*producerEntry) []byte {
+// javaHashMapOrder sorts producer ids the way a java.util.HashMap<Long,_>
+// of that many entries iterates: by bucket (spread hash of Long.hashCode,
+// masked by the table size the map grew to), then insertion order within a
+// bucket. Broker-written snapshots (Kafka 3.5+, ProducerStateManager in
+// Java) list producers in this order.
+func javaHashMapOrder(producers map[int64]*producerEntry) []int64 {
 	ids := make([]int64, 0, len(producers))
 	for id := range producers {
 		ids = append(ids, id)
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	table := 16
+	for float64(len(ids)) > 0.75*float64(table) {
+		table *= 2
+	}
+	bucket := func(id int64) int {
+		h := int32(id ^ int64(uint64(id)>>32))
+		h ^= int32(uint32(h) >> 16)
+		return int(h) & (table - 1)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		bi, bj := bucket(ids[i]), bucket(ids[j])
+		if bi != bj {
+			return bi < bj
+		}
+		return producers[ids[i]].inserted < producers[ids[j]].inserted
+	})
+	return ids
+}
+
+// appendSnapshot encodes ProducerSnapshot v1 (FORMAT.md section 7): int16
+// version, uint32 CRC-32C of bytes [6,len), int32 count, 46-byte entries in
+// Java HashMap iteration order.
+func appendSnapshot(dst []byte, producers map[int64]*producerEntry) []byte {
+	ids := javaHashMapOrder(producers)
 	start := len(dst)
 	dst = binary.BigEndian.AppendUint16(dst, 1)
 	dst = binary.BigEndian.AppendUint32(dst, 0)
