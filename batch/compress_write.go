@@ -134,12 +134,3 @@ func (c *Compressor) compressZstd(dst, src []byte) ([]byte, error) {
 	return c.zstd.EncodeAll(src, dst), nil
 }
 
-// grow makes room for n more bytes after len(b) without changing len.
-func grow(b []byte, n int) []byte {
-	if cap(b)-len(b) >= n {
-		return b
-	}
-	nb := make([]byte, len(b), 2*cap(b)+n)
-	copy(nb, b)
-	return nb
-}
