@@ -31,7 +31,7 @@ func TestParseSegmentName(t *testing.T) {
 		{name: "bootstrap.checkpoint", kind: KindBootstrap, canonical: true},
 		{name: "leader-epoch-checkpoint", kind: KindLeaderEpoch},
 		{name: "partition.metadata", kind: KindPartitionMeta},
-		{name: "12.log", kind: KindLog, off: 12},    // Kafka accepts it
+		{name: "12.log", kind: KindLog, off: 12},     // Kafka accepts it
 		{name: "-3.index", kind: KindIndex, off: -3}, // Long.parseLong accepts a sign
 		{name: "abc.log", bad: true},
 		{name: "quorum-state", bad: true},

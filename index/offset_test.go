@@ -293,7 +293,9 @@ func TestOffsetIndexLookupWarmSplit(t *testing.T) {
 }
 
 type probeReader struct {
-	r      interface{ ReadAt([]byte, int64) (int, error) }
+	r interface {
+		ReadAt([]byte, int64) (int, error)
+	}
 	probes *[]int64
 }
 
