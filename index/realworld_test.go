@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -249,7 +250,9 @@ func TestRealWorldGolden(t *testing.T) {
 	for _, p := range paths {
 		rel, _ := filepath.Rel(root, p)
 		fmt.Fprintf(&out, "Dumping %s\n", rel)
-		dumpFile(&out, p, rel)
+		var one bytes.Buffer
+		dumpFile(&one, p, rel)
+		summarize(&out, one.Bytes())
 	}
 	golden := filepath.Join("testdata", "realworld.golden")
 	if *update {
@@ -338,6 +341,26 @@ func dumpFile(w *bytes.Buffer, p, rel string) {
 			}
 			w.WriteByte('\n')
 		}
+	}
+}
+
+// summarize keeps the golden file small: long dumps are cut to their first
+// and last lines plus a line count and a SHA-256 of the whole dump.
+func summarize(w *bytes.Buffer, dump []byte) {
+	lines := bytes.SplitAfter(dump, []byte("\n"))
+	if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) <= 12 {
+		w.Write(dump)
+		return
+	}
+	for _, l := range lines[:5] {
+		w.Write(l)
+	}
+	fmt.Fprintf(w, "... %d lines, sha256 %x ...\n", len(lines), sha256.Sum256(dump))
+	for _, l := range lines[len(lines)-5:] {
+		w.Write(l)
 	}
 }
 
