@@ -130,9 +130,12 @@ func (x *OffsetIndex) IterAll() *Iterator[OffsetEntry] {
 // the warm/hot binary search exactly, so results on zero-padded or
 // unsorted files match the broker's. found is false in the "none" case.
 func (x *OffsetIndex) Lookup(target int64) (e OffsetEntry, found bool, err error) {
+	buf := make([]byte, OffsetEntrySize)
 	slot, err := largestLowerBound(x.Entries(), OffsetEntrySize, target, func(i int64) (int64, error) {
-		en, err := x.Entry(i)
-		return en.Offset, err
+		if err := x.f.readSlot(i, buf); err != nil {
+			return 0, err
+		}
+		return DecodeOffsetEntry(buf, x.base).Offset, nil
 	})
 	if err != nil || slot < 0 {
 		return OffsetEntry{Offset: x.base}, false, err

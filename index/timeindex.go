@@ -101,9 +101,12 @@ func (x *TimeIndex) IterAll() *Iterator[TimeEntry] {
 // Lookup is Kafka's TimeIndex.lookup: the entry with the largest timestamp
 // <= target, or (timestamp -1, baseOffset) if none (found false).
 func (x *TimeIndex) Lookup(target int64) (e TimeEntry, found bool, err error) {
+	buf := make([]byte, TimeEntrySize)
 	slot, err := largestLowerBound(x.Entries(), TimeEntrySize, target, func(i int64) (int64, error) {
-		en, err := x.Entry(i)
-		return en.Timestamp, err
+		if err := x.f.readSlot(i, buf); err != nil {
+			return 0, err
+		}
+		return DecodeTimeEntry(buf, x.base).Timestamp, nil
 	})
 	if err != nil || slot < 0 {
 		return TimeEntry{Timestamp: -1, Offset: x.base}, false, err

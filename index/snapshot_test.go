@@ -1,0 +1,139 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"testing"
+)
+
+const appendixC5 = "0001 64c47816 00000001 00000000000003e8 0000 00000004 0000000000000004 00000004 0000018bcfe56800 ffffffff ffffffffffffffff"
+
+func TestSnapshotAppendixC(t *testing.T) {
+	b := unhex(t, appendixC5)
+	s, err := ParseSnapshot(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Version != 1 || s.CRC != 0x64C47816 || len(s.Entries) != 1 || len(s.Trailing) != 0 {
+		t.Fatalf("got %+v", s)
+	}
+	e := s.Entries[0]
+	want := ProducerEntry{ProducerID: 1000, Epoch: 0, LastSequence: 4, LastOffset: 4, OffsetDelta: 4,
+		Timestamp: 1700000000000, CoordinatorEpoch: -1, CurrentTxnFirstOffset: -1}
+	if e != want {
+		t.Fatalf("entry %+v", e)
+	}
+	if e.FirstSequence() != 0 || !e.HasBatchMetadata() {
+		t.Fatalf("firstSeq %d", e.FirstSequence())
+	}
+	if v, ok := e.TxnFirstOffset(); FormatOptionalLong(v, ok) != "OptionalLong.empty" || FormatScalaOption(v, ok) != "None" {
+		t.Fatal("txn first offset should be empty")
+	}
+	// Encoding from the struct reproduces the bytes, CRC included.
+	enc, err := NewSnapshot([]ProducerEntry{want}).MarshalBinary()
+	if err != nil || !bytes.Equal(enc, b) {
+		t.Fatalf("encode:\n%x\n%x", enc, b)
+	}
+}
+
+func TestSnapshotErrors(t *testing.T) {
+	good := unhex(t, appendixC5)
+	mut := func(f func(b []byte) []byte) []byte { return f(append([]byte(nil), good...)) }
+	tests := []struct {
+		name    string
+		data    []byte
+		kind    error
+		java    string
+		scala   string
+		partial bool // snapshot returned alongside the error
+	}{
+		{"empty", nil, ErrTruncated, "Snapshot failed schema validation: Error reading field 'version': java.nio.BufferUnderflowException", "", false},
+		{"short crc", good[:4], ErrTruncated, "Snapshot failed schema validation: Error reading field 'crc': java.nio.BufferUnderflowException", "", false},
+		{"short count", good[:8], ErrTruncated, "Snapshot failed schema validation: Error reading field 'producer_entries': java.nio.BufferUnderflowException", "", false},
+		{"negative count", mut(func(b []byte) []byte { binary.BigEndian.PutUint32(b[6:], 0xffffffff); return b }), ErrMalformed,
+			"Snapshot failed schema validation: Error reading field 'producer_entries': Array size -1 cannot be negative", "", false},
+		{"huge count", mut(func(b []byte) []byte { binary.BigEndian.PutUint32(b[6:], math.MaxInt32); return b }), ErrTruncated,
+			"Snapshot failed schema validation: Error reading field 'producer_entries': Error reading array of size 2147483647, only 46 bytes available", "", false},
+		{"count over entries", mut(func(b []byte) []byte { binary.BigEndian.PutUint32(b[6:], 2); return b }), ErrTruncated,
+			"Snapshot failed schema validation: Error reading field 'producer_entries': Error reading field 'producer_id': java.nio.BufferUnderflowException", "", false},
+		{"entry cut in timestamp", good[:10+30], ErrTruncated,
+			"Snapshot failed schema validation: Error reading field 'producer_entries': Error reading field 'timestamp': java.nio.BufferUnderflowException", "", false},
+		{"bad version", mut(func(b []byte) []byte { b[1] = 2; return b }), ErrUnknownVersion,
+			"Snapshot failed schema validation: Snapshot contained an unknown file version 2",
+			"Snapshot contained an unknown file version 2", true},
+		{"bad crc", mut(func(b []byte) []byte { b[20] ^= 1; return b }), ErrBadCRC,
+			"Snapshot is corrupt (CRC is no longer valid). Stored crc: 1690597398. Computed crc: ", "", true},
+		{"trailing byte breaks crc", append(append([]byte(nil), good...), 0), ErrBadCRC,
+			"Snapshot is corrupt (CRC is no longer valid). Stored crc: 1690597398. Computed crc: ", "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, st := range []MessageStyle{StyleJava, StyleScala} {
+				s, err := ParseSnapshotStyle(tc.data, st)
+				if err == nil {
+					t.Fatal("want error")
+				}
+				wantIs(t, err, tc.kind)
+				wantIs(t, err, ErrCorruptSnapshot)
+				want := tc.java
+				if st == StyleScala && tc.scala != "" {
+					want = tc.scala
+				}
+				got := kafkaMsg(t, err)
+				if len(got) < len(want) || got[:len(want)] != want {
+					t.Fatalf("style %d:\n got %q\nwant %q", st, got, want)
+				}
+				if (s != nil) != tc.partial {
+					t.Fatalf("partial snapshot returned = %v", s != nil)
+				}
+			}
+		})
+	}
+}
+
+// A well-formed snapshot with bytes after the entries keeps them, and the
+// CRC (which covers them) must still check.
+func TestSnapshotTrailingRoundTrip(t *testing.T) {
+	s := NewSnapshot([]ProducerEntry{{ProducerID: 1, LastOffset: -1, CurrentTxnFirstOffset: 17}})
+	s.Trailing = []byte{1, 2, 3}
+	b, _ := s.MarshalBinary()
+	got, err := ParseSnapshot(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Trailing, s.Trailing) || got.Entries[0].HasBatchMetadata() {
+		t.Fatalf("got %+v", got)
+	}
+	if v, ok := got.Entries[0].TxnFirstOffset(); FormatOptionalLong(v, ok) != "OptionalLong[17]" || FormatScalaOption(v, ok) != "Some(17)" {
+		t.Fatal("txn first offset")
+	}
+	if re := got.AppendTo(nil); !bytes.Equal(re, b) {
+		t.Fatal("re-encode differs")
+	}
+	var u Snapshot
+	if err := u.UnmarshalBinary(b); err != nil || len(u.Entries) != 1 {
+		t.Fatal(err)
+	}
+}
+
+func TestSequenceArithmetic(t *testing.T) {
+	for _, tc := range []struct{ seq, d, dec, inc int32 }{
+		{4, 4, 0, 8},
+		{0, 0, 0, 0},
+		{2, 5, math.MaxInt32 - 2, 7},
+		{math.MaxInt32, 1, math.MaxInt32 - 1, 0},
+		{math.MaxInt32 - 1, 3, math.MaxInt32 - 4, 1},
+	} {
+		if got := DecrementSequence(tc.seq, tc.d); got != tc.dec {
+			t.Errorf("DecrementSequence(%d,%d) = %d, want %d", tc.seq, tc.d, got, tc.dec)
+		}
+		if got := IncrementSequence(tc.seq, tc.d); got != tc.inc {
+			t.Errorf("IncrementSequence(%d,%d) = %d, want %d", tc.seq, tc.d, got, tc.inc)
+		}
+		// They are inverses on the sequence ring [0, MaxInt32].
+		if got := DecrementSequence(IncrementSequence(tc.seq, tc.d), tc.d); got != tc.seq {
+			t.Errorf("dec(inc(%d,%d)) = %d", tc.seq, tc.d, got)
+		}
+	}
+}
