@@ -77,22 +77,31 @@ q() {
 }
 
 MANIFEST_ROWS=()
-# golden NAME ARG...: run kafka-dump-log ARG... and store NAME.stdout / NAME.stderr
+RCDIR=""
+JOBS="${ORACLE_JOBS:-2}"
+# golden NAME ARG...: run kafka-dump-log ARG... (in the background, $JOBS at a time) and store
+# NAME.stdout / NAME.stderr; the exit code goes to the manifest.
 golden() {
   local name="$1"
   shift
-  local out="$GOLD/$name.stdout" err="$GOLD/$name.stderr" rc=0
+  local out="$GOLD/$name.stdout" err="$GOLD/$name.stderr" id=${#MANIFEST_ROWS[@]}
   mkdir -p "$(dirname "$out")"
-  dumplog "$@" >"$out" 2>"$err" || rc=$?
-  # Kafka prints absolute paths in its summaries; make them repo-relative with a placeholder.
-  sed -i "s#$REPO/#\${REPO}/#g" "$out" "$err"
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
+  (
+    rc=0
+    dumplog "$@" >"$out" 2>"$err" || rc=$?
+    # Kafka prints absolute paths in its summaries; make them repo-relative with a placeholder.
+    sed -i "s#$REPO/#\${REPO}/#g" "$out" "$err"
+    echo "$rc" >"$RCDIR/$id"
+  ) &
   local args="" a
   for a in "$@"; do args+="${args:+ }$(q "$a")"; done
-  MANIFEST_ROWS+=("$out"$'\t'"$err"$'\t'"$rc"$'\t'"$args")
+  MANIFEST_ROWS+=("$out"$'\t'"$err"$'\t'"@RC@"$'\t'"$args")
 }
 
 goldens() {
   rm -rf "$GOLD"
+  RCDIR="$(mktemp -d "${TMPDIR:-/tmp}/kseg-rc.XXXXXX")"
   local dir rel c topic f base ext decoder
   for dir in $(find "$SEG" -mindepth 2 -maxdepth 2 -type d -not -path "$GOLD*" | sort); do
     rel="${dir#"$SEG"/}"
@@ -146,6 +155,7 @@ goldens() {
     golden "$rel/ALL.plain" --files "$joined"
     golden "$rel/ALL.deep" --files "$joined" --deep-iteration
   done
+  wait
   {
     printf '# kafka-dump-log goldens from Apache Kafka %s (class %s), run from the repo root.\n' "$(kafka_version)" "$DUMP_CLASS"
     printf '# Columns (tab-separated): golden stdout file, golden stderr file, exit code, arguments (shell-quoted).\n'
@@ -153,8 +163,12 @@ goldens() {
     printf '# repo root where Kafka printed an absolute path (e.g. "Mismatches in :${REPO}/testdata/...");\n'
     printf '# substitute it (or replace your own absolute prefix with ${REPO}) before comparing.\n'
     printf '# Regenerate with: make oracle (oracle/regen.sh). See testdata/segments/README.md.\n'
-    printf '%s\n' "${MANIFEST_ROWS[@]}"
+    local i
+    for i in "${!MANIFEST_ROWS[@]}"; do
+      printf '%s\n' "${MANIFEST_ROWS[$i]/@RC@/$(cat "$RCDIR/$i")}"
+    done
   } >"$SEG/MANIFEST.tsv"
+  rm -rf "$RCDIR"
   echo "oracle: ${#MANIFEST_ROWS[@]} goldens" >&2
 }
 
