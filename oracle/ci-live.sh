@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Live oracle check for CI (.ci/run calls it): fetch Kafka, start a real KRaft broker in a temp
+# dir, run a short workload (a zstd topic and a transactional topic), stop the broker, then run
+# kafka-dump-log on the fresh files with the usual option sets.
+# If ./kseg exists and has a `dump` subcommand, run `./kseg dump` with the same arguments and
+# require identical stdout, stderr and exit code. Otherwise check that the harness worked.
+# Last line: "oracle-live: N passed, M failed".
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$REPO"
+
+T0=$SECONDS
+oracle_fetch
+oracle_compile
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/kseg-live.XXXXXX")"
+cleanup() {
+  bash "$ORACLE/broker.sh" stop "$WORK" >/dev/null 2>&1 || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+BOOTSTRAP="$(bash "$ORACLE/broker.sh" start "$WORK")"
+echo "oracle-live: broker at $BOOTSTRAP"
+workload "$BOOTSTRAP" live
+bash "$ORACLE/broker.sh" stop "$WORK"
+
+COMPARE=0
+if [ -x ./kseg ] && ./kseg dump --help >/dev/null 2>&1; then
+  COMPARE=1
+  echo "oracle-live: comparing ./kseg dump with kafka-dump-log"
+else
+  echo "oracle-live: no ./kseg with a dump subcommand; checking the harness only"
+fi
+
+PASS=0
+FAIL=0
+OUT="$WORK/out"
+mkdir -p "$OUT"
+n=0
+
+# check ARG...: one kafka-dump-log run (and one kseg run when comparing)
+check() {
+  n=$((n + 1))
+  local k="$OUT/$n" rc=0 krc=0
+  dumplog "$@" >"$k.kafka.out" 2>"$k.kafka.err" || rc=$?
+  if [ $COMPARE = 1 ]; then
+    ./kseg dump "$@" >"$k.kseg.out" 2>"$k.kseg.err" || krc=$?
+    if [ "$rc" = "$krc" ] && cmp -s "$k.kafka.out" "$k.kseg.out" && cmp -s "$k.kafka.err" "$k.kseg.err"; then
+      PASS=$((PASS + 1))
+    else
+      FAIL=$((FAIL + 1))
+      echo "FAIL: kseg dump $* (exit kafka=$rc kseg=$krc)"
+      diff <(cat "$k.kafka.out") <(cat "$k.kseg.out") | head -n 10 | sed 's/^/  stdout /' || true
+      diff <(cat "$k.kafka.err") <(cat "$k.kseg.err") | head -n 10 | sed 's/^/  stderr /' || true
+    fi
+  else
+    if [ "$rc" = 0 ] && [ -s "$k.kafka.out" ] && head -n 1 "$k.kafka.out" | grep -q '^Dumping '; then
+      PASS=$((PASS + 1))
+    else
+      FAIL=$((FAIL + 1))
+      echo "FAIL: kafka-dump-log $* (exit $rc)"
+      head -n 5 "$k.kafka.err" | sed 's/^/  /'
+    fi
+  fi
+}
+
+LOGS="$WORK/logs"
+for dir in "$LOGS"/live-zstd-0 "$LOGS"/live-txn-0 "$LOGS"/__transaction_state-*; do
+  [ -d "$dir" ] || continue
+  # skip empty internal partitions
+  find "$dir" -name '*.log' -size +0 | grep -q . || continue
+  files=()
+  for f in "$dir"/*.log "$dir"/*.index "$dir"/*.timeindex "$dir"/*.txnindex "$dir"/*.snapshot; do
+    [ -f "$f" ] || continue
+    files+=("$f")
+    case "$f" in
+      *.log)
+        check --files "$f"
+        check --files "$f" --deep-iteration
+        check --files "$f" --print-data-log
+        check --files "$f" --print-data-log --skip-record-metadata
+        case "$dir" in */__transaction_state-*) check --files "$f" --transaction-log-decoder ;; esac
+        ;;
+      *.index | *.timeindex)
+        check --files "$f"
+        check --files "$f" --verify-index-only
+        check --files "$f" --index-sanity-check
+        ;;
+      *) check --files "$f" ;;
+    esac
+  done
+  check --files "$(IFS=,; echo "${files[*]}")" --deep-iteration
+done
+
+# The harness itself must have produced what the workload promises.
+harness_ok() {
+  grep -q 'compresscodec: zstd' "$OUT"/*.kafka.out &&
+    grep -q 'endTxnMarker: COMMIT' "$OUT"/*.kafka.out &&
+    grep -q 'endTxnMarker: ABORT' "$OUT"/*.kafka.out &&
+    grep -q '^version: 0 producerId: ' "$OUT"/*.kafka.out
+}
+n=$((n + 1))
+if harness_ok; then PASS=$((PASS + 1)); else
+  FAIL=$((FAIL + 1))
+  echo "FAIL: live dumps lack a zstd batch, COMMIT/ABORT markers or a .txnindex entry"
+fi
+
+echo "oracle-live: done in $((SECONDS - T0)) s"
+echo "oracle-live: $PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]
