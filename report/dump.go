@@ -132,10 +132,11 @@ func (d *Dumper) Dump(name string) error {
 	}
 	base := filepath.Base(name)
 	dot := strings.LastIndexByte(base, '.')
-	if dot < 0 {
-		return &segment.Error{File: name, Err: fmt.Errorf("file name has no suffix; kseg dumps .log, .checkpoint, .index, .timeindex, .txnindex and .snapshot files")}
+	suffix := ""
+	if dot >= 0 {
+		suffix = base[dot:]
 	}
-	switch base[dot:] {
+	switch suffix {
 	case ".log", ".checkpoint":
 		return d.dumpLog(name)
 	case ".index":
