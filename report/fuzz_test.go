@@ -1,0 +1,104 @@
+package report
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/content"
+	"github.com/kseg/kseg/segment"
+)
+
+// genSegment builds n batches of recs records each with codec, offsets
+// consecutive from 0.
+func genSegment(tb testing.TB, n, recs, valueSize int, codec batch.Codec) []byte {
+	tb.Helper()
+	var out []byte
+	var c batch.Compressor
+	b := batch.NewBuilder(codec)
+	v := bytes.Repeat([]byte("0123456789abcdef"), valueSize/16+1)[:valueSize]
+	key := []byte("key-00000")
+	for i := 0; i < n; i++ {
+		b.Reset(codec)
+		for r := 0; r < recs; r++ {
+			key[len(key)-1] = byte('0' + r%10)
+			b.Append(1700000000000+int64(r), key, v, nil)
+		}
+		var err error
+		out, err = b.Build(out, batch.Header{BaseOffset: int64(i * recs), ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}, &c)
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return out
+}
+
+func fuzzDumpOptions(t testing.TB, format Format, keepGoing bool) DumpOptions {
+	opts := DefaultDumpOptions()
+	opts.DeepIteration = true
+	opts.PrintDataLog = true
+	opts.Format = format
+	opts.KeepGoing = keepGoing
+	opts.MaxDecompressed = 1 << 20
+	p, err := content.NewStringParser("", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Parser = p
+	return opts
+}
+
+// FuzzDump runs the Dumper over arbitrary bytes in a .log file with deep
+// iteration and --print-data-log, in every format and with --keep-going. It
+// must not panic, must leave the file alone, and every error must be a
+// *segment.Error naming the file at an offset inside it.
+func FuzzDump(f *testing.F) {
+	f.Add(genSegment(f, 2, 3, 20, batch.CodecNone), uint8(0))
+	f.Add(genSegment(f, 2, 3, 20, batch.CodecSnappy), uint8(1))
+	f.Add(genSegment(f, 1, 2, 200, batch.CodecLZ4), uint8(2))
+	f.Add(genSegment(f, 1, 2, 20, batch.CodecGzip), uint8(3))
+	f.Add(genSegment(f, 1, 2, 20, batch.CodecZstd), uint8(4))
+	bad := genSegment(f, 3, 2, 20, batch.CodecNone)
+	binary.BigEndian.PutUint32(bad[57:], 9) // record count larger than the bytes
+	f.Add(bad, uint8(5))
+	f.Add(append(genSegment(f, 1, 1, 10, batch.CodecNone), make([]byte, 30)...), uint8(0))
+	dir := f.TempDir()
+	path := filepath.Join(dir, "00000000000000000000.log")
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
+		if err := os.WriteFile(path, data, 0o444); err != nil {
+			// the previous iteration's file is read-only: replace it
+			os.Remove(path)
+			if err := os.WriteFile(path, data, 0o444); err != nil {
+				t.Fatal(err)
+			}
+		}
+		format := Format(mode % 3)
+		keepGoing := mode&4 != 0
+		d := NewDumper(fuzzDumpOptions(t, format, keepGoing), io.Discard, io.Discard)
+		err := d.Dump(path)
+		if ferr := d.Finish(); ferr != nil {
+			t.Fatalf("Finish: %v", ferr)
+		}
+		if err != nil {
+			var se *segment.Error
+			if !errors.As(err, &se) {
+				t.Fatalf("error %T is not a *segment.Error: %v", err, err)
+			}
+			if se.File != path || se.Offset < 0 || se.Offset > int64(len(data)) {
+				t.Fatalf("error located at %s:%d, file has %d bytes: %v", se.File, se.Offset, len(data), err)
+			}
+			if keepGoing {
+				t.Fatalf("--keep-going still stopped: %v", err)
+			}
+		}
+		after, rerr := os.ReadFile(path)
+		if rerr != nil || !bytes.Equal(after, data) {
+			t.Fatal("input file changed")
+		}
+	})
+}
