@@ -248,7 +248,10 @@ func (d *Dumper) dumpLog(name string) error {
 			}
 			if deep {
 				if err := d.records(name, abs, e, raw, &lastOffset); err != nil {
-					if d.recover(f, e.Pos+e.Size, err) {
+					// The batch was framed, so the next one starts right
+					// after it: skip just this batch, no resync (which
+					// would start past the next batch's first byte).
+					if d.skipBatch(f, e, err) {
 						continue
 					}
 					return err
@@ -288,6 +291,21 @@ func (d *Dumper) recover(f *segment.File, from int64, cause error) bool {
 		d.errorf("kseg: corrupt region in %s: bytes %d..%d skipped: %v\n", f.Name(), from, next, unwrapLocated(cause))
 	}
 	_ = ok // when no batch follows, the scan is done and the loop ends
+	return true
+}
+
+// skipBatch reports a batch whose records failed to decode under
+// --keep-going; the scan goes on with the following batch.
+func (d *Dumper) skipBatch(f *segment.File, e *segment.Entry, cause error) bool {
+	if !d.opts.KeepGoing {
+		return false
+	}
+	d.issues++
+	if d.json != nil {
+		d.json.corrupt(f.Name(), e.Pos, e.Pos+e.Size, cause)
+	} else {
+		d.errorf("kseg: corrupt region in %s: bytes %d..%d skipped: %v\n", f.Name(), e.Pos, e.Pos+e.Size, unwrapLocated(cause))
+	}
 	return true
 }
 
@@ -370,6 +388,9 @@ func (d *Dumper) batchLine(name string, e *segment.Entry, raw []byte) error {
 		b = strconv.AppendInt(b, m.Offset, 10)
 		tsType, maxTs, codec, crc, valid = m.TimestampType(), m.Timestamp, m.Codec(), m.CRC, m.Valid()
 	}
+	// Kafka builds the rest of the line in one expression, so an unknown
+	// codec throws before any of it is printed.
+	head := len(b)
 	b = append(b, " position: "...)
 	b = strconv.AppendInt(b, e.Pos, 10)
 	b = append(b, ' ')
@@ -382,8 +403,9 @@ func (d *Dumper) batchLine(name string, e *segment.Entry, raw []byte) error {
 	b = strconv.AppendInt(b, int64(magic), 10)
 	b = append(b, " compresscodec: "...)
 	if !codec.Valid() {
-		// Kafka has printed everything before the codec when it throws.
-		d.out.Write(b)
+		// Kafka 4.4 has printed the line up to deleteHorizonMs (offset: N
+		// for legacy entries) when it throws.
+		d.out.Write(b[:head])
 		d.line = b[:0]
 		return &segment.Error{File: name, Offset: e.Pos + 21, Err: &batch.FormatError{Pos: 21, Err: batch.ErrUnknownCodec,
 			Detail: fmt.Sprintf("Unknown compression type id: %d", int8(codec))}}

@@ -116,11 +116,13 @@ func (d *Dumper) dumpIndex(name string) error {
 	}
 	abs := absPath(name)
 	it := idx.Iter()
-	for it.Next() {
+	for i := int64(0); it.Next(); i++ {
 		ent := it.Entry()
 		first, err := firstBatchIn(log, logSize, int64(ent.Position), d.opts.MaxMessageSize, name)
 		if err != nil {
-			return err
+			// Locate the failure at the index entry: the log position is
+			// in the cause, and it is not a byte of the index file.
+			return &segment.Error{File: name, Offset: i * 8, Err: fmt.Errorf("entry %d (offset %d, position %d): %w", i, ent.Offset, ent.Position, unwrapLocated(err))}
 		}
 		if lo := lastOffsetOf(first); lo != ent.Offset {
 			m := d.indexMismatches.get(abs, func() map[int64]int64 { return map[int64]int64{} })
