@@ -3,7 +3,9 @@ package batch
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -352,4 +354,50 @@ func FuzzLegacy(f *testing.F) {
 			t.Fatalf("v1 last inner offset %d != wrapper offset %d", inner[len(inner)-1].Offset, m.Offset)
 		}
 	})
+}
+
+// TestCompressedErrorPosition: a record error inside a compressed batch is
+// located inside the batch (at its payload), not at a decompressed position
+// that may lie beyond the batch or even the file.
+func TestCompressedErrorPosition(t *testing.T) {
+	v := bytes.Repeat([]byte("x"), 100)
+	for _, codec := range []Codec{CodecGzip, CodecSnappy, CodecLZ4, CodecZstd} {
+		b := NewBuilder(codec)
+		for i := 0; i < 500; i++ {
+			b.Append(int64(i), nil, v, nil)
+		}
+		raw, err := b.Build(nil, Header{}, &Compressor{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		binary.BigEndian.PutUint32(raw[57:], 501) // one record more than the bytes hold
+		SetCRC(raw)
+		h, _ := ParseHeader(raw)
+		var br BatchReader
+		if err := br.Open(raw, &h); err != nil {
+			t.Fatalf("%v: Open: %v", codec, err)
+		}
+		var rec Record
+		n := 0
+		for {
+			ok, err := br.Next(&rec)
+			if err != nil {
+				fe, isFE := err.(*FormatError)
+				if !isFE || fe.Pos < 0 || fe.Pos >= int64(len(raw)) {
+					t.Fatalf("%v: error %v located outside the %d-byte batch", codec, err, len(raw))
+				}
+				if !errors.Is(err, ErrTruncated) || !strings.Contains(err.Error(), "of the decompressed records") {
+					t.Fatalf("%v: error %q lost its cause or decompressed position", codec, err)
+				}
+				break
+			}
+			if !ok {
+				t.Fatalf("%v: clean end after %d of 501 records", codec, n)
+			}
+			n++
+		}
+		if n != 500 {
+			t.Fatalf("%v: %d records before the error, want 500", codec, n)
+		}
+	}
 }

@@ -1,11 +1,14 @@
 package batch
 
+import "fmt"
+
 // BatchReader decodes the records of complete v2 batches, reusing its
 // decompressor and record reader across batches.
 type BatchReader struct {
 	Decompressor Decompressor
 	rr           RecordReader
 	err          error
+	compressed   bool
 }
 
 // Open prepares to read the records of batch b (the whole batch, header
@@ -13,6 +16,7 @@ type BatchReader struct {
 // a corrupt payload fails before any record is returned.
 func (br *BatchReader) Open(b []byte, h *Header) error {
 	br.err = nil
+	br.compressed = false
 	if len(b) < HeaderSize {
 		br.rr.Reset(nil, 0, HeaderSize)
 		return formatErr(len(b), ErrTruncated, "batch of %d bytes is shorter than its 61-byte header", len(b))
@@ -28,6 +32,7 @@ func (br *BatchReader) Open(b []byte, h *Header) error {
 			return err
 		}
 		br.rr.Reset(out, h.RecordCount, 0)
+		br.compressed = true
 		return nil
 	}
 	br.rr.Reset(section, h.RecordCount, HeaderSize)
@@ -35,7 +40,23 @@ func (br *BatchReader) Open(b []byte, h *Header) error {
 }
 
 // Next decodes the next record into rec; false with nil error at the end.
-func (br *BatchReader) Next(rec *Record) (bool, error) { return br.rr.Next(rec) }
+//
+// In a compressed batch an error's Pos is the start of the compressed
+// payload (61): positions in the decompressed records are not batch bytes,
+// so the decompressed position goes into the message instead.
+func (br *BatchReader) Next(rec *Record) (bool, error) {
+	ok, err := br.rr.Next(rec)
+	if err != nil && br.compressed {
+		if fe, isFE := err.(*FormatError); isFE {
+			detail := fe.Detail
+			if detail == "" {
+				detail = fe.Err.Error()
+			}
+			return false, &FormatError{Pos: HeaderSize, Err: fe.Err, Detail: fmt.Sprintf("%s (at byte %d of the decompressed records)", detail, fe.Pos)}
+		}
+	}
+	return ok, err
+}
 
 // Leftover is the count of bytes after the last declared record.
 func (br *BatchReader) Leftover() int { return br.rr.Leftover() }
