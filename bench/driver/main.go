@@ -1,0 +1,140 @@
+// Command driver measures the machine's limits and kseg's library paths on
+// one segment file, for bench/run.sh. Each mode prints one line:
+// "<mode> <bytes> <seconds> <MB/s>" (MB = 10^6 bytes).
+//
+//	driver read FILE     sequential read in 1 MiB blocks (page cache)
+//	driver crc FILE      CRC-32C over the file's first 1 MiB, repeated to the file's size (in cache: the pure CRC speed)
+//	driver crcmem FILE   CRC-32C over the file's first 256 MiB from memory, repeated (memory-bound)
+//	driver headers FILE  segment.Scanner: frame every batch, decode headers
+//	driver crcscan FILE  frame every batch and verify its CRC
+//	driver deep FILE     decompress and decode every record
+//	driver codec FILE    decompress every batch's payload only (the codec library alone)
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/segment"
+)
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: driver read|crc|headers|crcscan|deep|codec FILE")
+		os.Exit(2)
+	}
+	mode, path := os.Args[1], os.Args[2]
+	start = time.Now()
+	n, err := run(mode, path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "driver:", err)
+		os.Exit(1)
+	}
+	sec := time.Since(start).Seconds()
+	fmt.Printf("%s %d %.3f %.1f\n", mode, n, sec, float64(n)/sec/1e6)
+}
+
+// start is when timing begins; the crc mode moves it past loading the bytes.
+var start time.Time
+
+func run(mode, path string) (int64, error) {
+	switch mode {
+	case "read":
+		f, err := os.Open(path)
+		if err != nil {
+			return 0, err
+		}
+		defer f.Close()
+		buf := make([]byte, 1<<20)
+		var n int64
+		for {
+			m, err := f.Read(buf)
+			n += int64(m)
+			if err == io.EOF {
+				return n, nil
+			}
+			if err != nil {
+				return n, err
+			}
+		}
+	case "crc", "crcmem":
+		st, err := os.Stat(path)
+		if err != nil {
+			return 0, err
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return 0, err
+		}
+		bufSize := int64(1 << 20)
+		if mode == "crcmem" {
+			bufSize = 256 << 20
+		}
+		buf := make([]byte, min(st.Size(), bufSize))
+		_, err = io.ReadFull(f, buf)
+		f.Close()
+		if err != nil {
+			return 0, err
+		}
+		var sink uint32
+		var n int64
+		start = time.Now()
+		for n < st.Size() {
+			b := buf[:min(int64(len(buf)), st.Size()-n)]
+			sink ^= batch.CRC32C(b)
+			n += int64(len(b))
+		}
+		_ = sink
+		return n, nil
+	}
+	f, err := segment.Open(path, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	var br batch.BatchReader
+	var dec batch.Decompressor
+	var rec batch.Record
+	for f.Next() {
+		e := f.Entry()
+		switch mode {
+		case "headers":
+			continue
+		}
+		raw, err := f.Bytes()
+		if err != nil {
+			return 0, err
+		}
+		switch mode {
+		case "crcscan":
+			if !batch.ValidCRC(raw) {
+				return 0, fmt.Errorf("bad CRC at %d", e.Pos)
+			}
+		case "codec":
+			if c := e.Header.Codec(); c != batch.CodecNone {
+				if _, err := dec.Decompress(c, raw[batch.HeaderSize:], e.Magic); err != nil {
+					return 0, err
+				}
+			}
+		case "deep":
+			if err := br.Open(raw, &e.Header); err != nil {
+				return 0, err
+			}
+			for {
+				ok, err := br.Next(&rec)
+				if err != nil {
+					return 0, err
+				}
+				if !ok {
+					break
+				}
+			}
+		default:
+			return 0, fmt.Errorf("unknown mode %q", mode)
+		}
+	}
+	return f.Pos(), f.Err()
+}

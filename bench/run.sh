@@ -1,0 +1,107 @@
+#!/bin/bash
+# kseg throughput beside the machine's limits and kafka-dump-log, on a
+# ~1 GiB segment written by `kseg produce` (kept under bench/out/, which is
+# gitignored, and reused on later runs).
+#
+#   bench/run.sh                 # all figures
+#   KAFKA_SLICE=134217728 bench/run.sh   # bytes of the file kafka-dump-log reads (--max-bytes)
+#   KAFKA_LIB=/path/to/kafka/libs bench/run.sh
+#
+# MB/s are 10^6 bytes per second of segment file. Needs /usr/bin/time (GNU).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+out="$here/out"
+lib=${KAFKA_LIB:-/work/wt/oracle/oracle/lib}
+slice=${KAFKA_SLICE:-134217728}
+mkdir -p "$out"
+cd "$root"
+go build -o "$out/kseg" .
+go build -o "$out/driver" ./bench/driver
+kseg="$out/kseg"; drv="$out/driver"
+
+# 1 GiB: 9.7M records of 100-byte values in 16 KiB batches (148 records each),
+# and the same bytes in 1 KiB batches (9 records each) for the per-batch cost.
+gen() { # name batch-size records [compression]
+  local dir="$out/$1"
+  if [ ! -f "$dir/kseg-ref-0/00000000000000000000.log" ]; then
+    echo "generating $dir ..." >&2
+    "$kseg" produce --out "$dir" --force --records "$3" --value-size 100 --batch-size "$2" \
+      --compression "${4:-none}" --segment-bytes 2000000000 >/dev/null
+  fi
+  echo "$dir/kseg-ref-0/00000000000000000000.log"
+}
+big=$(gen seg-16k 16384 9700000)
+small=$(gen seg-1k 1024 9000000)
+size=$(stat -c %s "$big")
+cat "$big" "$small" >/dev/null # page cache
+
+mbs() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.1f", b / s / 1e6 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# timed NAME BYTES CMD...: runs CMD with stdout to /dev/null, prints MB/s and peak RSS
+timed() {
+  local name=$1 bytes=$2; shift 2
+  /usr/bin/time -f "%e %M" -o "$out/time.txt" "$@" >/dev/null 2>"$out/stderr.txt" || { echo "$name failed: $(head -3 "$out/stderr.txt")" >&2; return 1; }
+  read -r sec rss <"$out/time.txt"
+  sec=$(awk -v s="$sec" 'BEGIN { if (s < 0.01) s = 0.01; print s }')
+  printf "%-44s %8.1f MB/s  %7.2f s  peak RSS %6.1f MiB\n" "$name" "$(mbs "$bytes" "$sec")" "$sec" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')"
+  last_mbs=$(mbs "$bytes" "$sec"); last_rss=$rss
+}
+drv() { # mode file: prints the driver's figure, sets $rate
+  local line label; label="$1 ($(basename "$(dirname "$(dirname "$2")")"))"
+  line=$("$drv" "$1" "$2"); set -- $line
+  printf "%-44s %8.1f MB/s  %7.2f s\n" "driver $label" "$4" "$3"
+  rate=$4
+}
+
+echo "segment: $big ($size bytes, $(nproc) CPUs, $(uname -r))"
+echo "== machine limits (same bytes)"
+drv read "$big"; read_mbs=$rate
+drv crc "$big"; crc_mbs=$rate
+drv crcmem "$big"; crcmem_mbs=$rate
+dd_line=$(dd if="$big" of=/dev/null bs=1M 2>&1 | tail -1); echo "dd bs=1M: $dd_line"
+
+echo "== kseg library paths (bench/driver)"
+drv headers "$big"; hdr_mbs=$rate
+drv headers "$small"; hdr1k_mbs=$rate
+drv crcscan "$big"; crcscan_mbs=$rate
+drv deep "$big"
+
+echo "== kseg dump (CLI, stdout to /dev/null)"
+timed "kseg dump --files (batch lines, CRC)" "$size" "$kseg" dump --files "$big"
+timed "kseg dump --format json (batches)" "$size" "$kseg" dump --format json "$big"
+timed "kseg dump --deep-iteration --print-data-log" "$size" "$kseg" dump --files "$big" --deep-iteration --print-data-log
+deep_mbs=$last_mbs; deep_rss=$last_rss
+
+echo "== kafka-dump-log 4.4.0 vs kseg on the first $slice bytes (--max-bytes $slice)"
+timed "kseg --deep-iteration --print-data-log" "$slice" "$kseg" dump --files "$big" --deep-iteration --print-data-log --max-bytes "$slice"
+kseg_slice=$last_mbs
+kafka_mbs=
+if [ -d "$lib" ]; then
+  timed "kafka-dump-log --deep-iteration --print-data-log" "$slice" \
+    java -cp "$lib/*" org.apache.kafka.tools.DumpLogSegments --files "$big" --deep-iteration --print-data-log --max-bytes "$slice"
+  kafka_mbs=$last_mbs
+  timed "kafka-dump-log (batch lines)" "$slice" java -cp "$lib/*" org.apache.kafka.tools.DumpLogSegments --files "$big" --max-bytes "$slice"
+  "$kseg" dump --files "$big" --deep-iteration --print-data-log --max-bytes 1048576 >"$out/kseg.txt"
+  java -cp "$lib/*" org.apache.kafka.tools.DumpLogSegments --files "$big" --deep-iteration --print-data-log --max-bytes 1048576 >"$out/kafka.txt"
+  cmp -s "$out/kseg.txt" "$out/kafka.txt" && echo "first MiB: kseg and kafka-dump-log output identical" || echo "first MiB: OUTPUT DIFFERS"
+else
+  echo "no Kafka jars at $lib: kafka-dump-log skipped"
+fi
+
+echo "== per codec: kseg deep iteration vs the codec library alone (~440 MB of records each; values are repeated bytes, so they compress ~40x)"
+for c in gzip snappy lz4 zstd; do
+  f=$(gen "codec-$c" 16384 4000000 "$c")
+  cat "$f" >/dev/null
+  codec=$("$drv" codec "$f" | awk '{print $4}')
+  deep=$("$drv" deep "$f" | awk '{print $4}')
+  printf "%-8s file %5.1f MiB  codec alone %8.1f MB/s  kseg deep %8.1f MB/s  ratio %s (target >= 0.70)\n" \
+    "$c" "$(awk -v b="$(stat -c %s "$f")" 'BEGIN { print b / 1048576 }')" "$codec" "$deep" "$(ratio "$deep" "$codec")"
+done
+
+echo "== against the targets"
+echo "header scan / sequential read:  $(ratio "$hdr_mbs" "$read_mbs")  (target >= 0.60; 1 KiB batches: $(ratio "$hdr1k_mbs" "$read_mbs"))"
+echo "CRC scan / raw CRC-32C:         $(ratio "$crcscan_mbs" "$crc_mbs")  (target >= 0.70; vs CRC streaming from RAM: $(ratio "$crcscan_mbs" "$crcmem_mbs"))"
+[ -n "$kafka_mbs" ] && echo "deep+print-data-log vs kafka:   $(ratio "$kseg_slice" "$kafka_mbs")x on the slice (target >= 20x)"
+echo "peak RSS, deep+print, 1 GiB:    $(awk -v k="$deep_rss" 'BEGIN { printf "%.1f", k / 1024 }') MiB (target < 64 MiB)"
+echo "allocations per batch, header path: 0 (TestScanHeadersZeroAllocsPerBatch, TestDumpBatchLinesZeroAllocsPerBatch)"
