@@ -51,7 +51,8 @@ Options (kseg's):
 
 Exit status: 0 ok; 1 a crash where kafka-dump-log would crash (with --files);
 2 usage; 3 unreadable or corrupt input (kseg form); with --keep-going, 1 when
-corrupt regions were skipped.`
+corrupt regions were skipped; 1 in kseg form when a producer snapshot's CRC
+is bad (kafka-dump-log reports it and exits 0).`
 
 func newDumpCmd() *cobra.Command {
 	c := &cobra.Command{
@@ -255,6 +256,14 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := d.Finish(); err != nil {
 		return withCode(ExitBadInput, err)
+	}
+	if !a.kafkaForm && len(d.Findings()) > 0 {
+		// kafka-dump-log prints these and exits 0; kseg's form names the
+		// file and byte and exits non-zero.
+		for _, f := range d.Findings() {
+			fmt.Fprintf(stderr, "kseg: %v\n", f)
+		}
+		return silentExit(ExitFindings)
 	}
 	if d.Issues() > 0 {
 		return silentExit(ExitFindings)

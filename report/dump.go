@@ -64,6 +64,9 @@ type Dumper struct {
 	line   []byte
 	json   *jsonWriter
 	issues int // corrupt regions reported under --keep-going
+	// findings are located errors Kafka reports without stopping (a
+	// producer snapshot with a bad CRC); kseg's own form exits non-zero.
+	findings []error
 
 	indexMismatches orderedMap[map[int64]int64]
 	timeMismatch    orderedMap[[][2]int64]
@@ -106,6 +109,10 @@ func NewDumper(opts DumpOptions, stdout, stderr io.Writer) *Dumper {
 
 // Issues is the number of corrupt regions skipped under KeepGoing.
 func (d *Dumper) Issues() int { return d.issues }
+
+// Findings are the located errors of files Kafka reports on and then
+// skips, such as a producer snapshot whose CRC does not match.
+func (d *Dumper) Findings() []error { return d.findings }
 
 func (d *Dumper) flushLine() {
 	d.line = append(d.line, '\n')

@@ -338,6 +338,7 @@ func (d *Dumper) dumpSnapshot(name string) error {
 	snap, err := index.ReadSnapshotFile(name)
 	if err != nil {
 		if errors.Is(err, index.ErrCorruptSnapshot) {
+			d.findings = append(d.findings, err)
 			msg, ok := index.KafkaMessage(err)
 			if !ok {
 				msg = err.Error()
