@@ -295,7 +295,7 @@ func (d *Dumper) recover(f *segment.File, from int64, cause error) bool {
 	if d.json != nil {
 		d.json.corrupt(f.Name(), from, next, cause)
 	} else {
-		d.errorf("kseg: corrupt region in %s: bytes %d..%d skipped: %v\n", f.Name(), from, next, unwrapLocated(cause))
+		d.errorf("kseg: corrupt region in %s: bytes %d..%d skipped: %s\n", f.Name(), from, next, regionCause(cause))
 	}
 	_ = ok // when no batch follows, the scan is done and the loop ends
 	return true
@@ -311,9 +311,19 @@ func (d *Dumper) skipBatch(f *segment.File, e *segment.Entry, cause error) bool 
 	if d.json != nil {
 		d.json.corrupt(f.Name(), e.Pos, e.Pos+e.Size, cause)
 	} else {
-		d.errorf("kseg: corrupt region in %s: bytes %d..%d skipped: %v\n", f.Name(), e.Pos, e.Pos+e.Size, unwrapLocated(cause))
+		d.errorf("kseg: corrupt region in %s: bytes %d..%d skipped: %s\n", f.Name(), e.Pos, e.Pos+e.Size, regionCause(cause))
 	}
 	return true
+}
+
+// regionCause is a skipped region's cause with its absolute position
+// ("at byte N: ...") but without the file name the message already has.
+func regionCause(err error) string {
+	var se *segment.Error
+	if errors.As(err, &se) {
+		return strings.TrimPrefix(se.Error(), se.File+": ")
+	}
+	return err.Error()
 }
 
 func unwrapLocated(err error) error {

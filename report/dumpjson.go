@@ -194,7 +194,7 @@ func (jw *jsonWriter) corrupt(name string, from, to int64, cause error) {
 	jw.j.str("code", "corrupt-region")
 	jw.j.int("position", from)
 	jw.j.int("end", to)
-	jw.j.str("message", unwrapLocated(cause).Error())
+	jw.j.str("message", regionCause(cause))
 	jw.end()
 }
 

@@ -98,3 +98,19 @@ func TestScannerCorruption(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorMessageOneLocation: a located batch error names one byte offset,
+// the absolute one, not also the batch-relative one.
+func TestErrorMessageOneLocation(t *testing.T) {
+	err := &Error{File: "a.log", Offset: 194, Err: &batch.FormatError{Pos: 97, Err: batch.ErrTruncated, Detail: "premature EOF"}}
+	if got, want := err.Error(), "a.log: at byte 194: premature EOF"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if !errors.Is(err, batch.ErrTruncated) {
+		t.Fatal("cause lost")
+	}
+	err = &Error{File: "a.log", Offset: 61, Err: &batch.FormatError{Pos: 61, Err: batch.ErrUnknownCodec}}
+	if got, want := err.Error(), "a.log: at byte 61: unknown compression codec"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}

@@ -25,7 +25,18 @@ type Error struct {
 	Err    error
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("%s: at byte %d: %v", e.File, e.Offset, e.Err) }
+func (e *Error) Error() string {
+	// A batch.FormatError's own "at byte N" is relative to its batch; the
+	// absolute Offset already says where, so print only its cause.
+	if fe, ok := e.Err.(*batch.FormatError); ok {
+		cause := fe.Detail
+		if cause == "" {
+			cause = fe.Err.Error()
+		}
+		return fmt.Sprintf("%s: at byte %d: %s", e.File, e.Offset, cause)
+	}
+	return fmt.Sprintf("%s: at byte %d: %v", e.File, e.Offset, e.Err)
+}
 func (e *Error) Unwrap() error { return e.Err }
 
 // Sentinel causes specific to framing a file.
