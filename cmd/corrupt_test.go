@@ -97,7 +97,7 @@ var corruptCases = []corruptCase{
 		files: func(t testing.TB) []corruptFile { return bb(t, func(b []byte) []byte { return b[:1164+40] }) }},
 	{name: "truncated-mid-records", errAt: -1, want: "Found 90 invalid bytes at the end of " + seg0,
 		files: func(t testing.TB) []corruptFile { return bb(t, func(b []byte) []byte { return b[:1164+90] }) }},
-	{name: "huge-length", errAt: -1, want: "Found 1301 invalid bytes at the end of " + seg0,
+	{name: "huge-length", errAt: -1, want: "Found 1301 invalid bytes at the end of " + seg0, keepExit: 1, keepAfter: "baseOffset: 13 ",
 		files: func(t testing.TB) []corruptFile {
 			return bb(t, func(b []byte) []byte { binary.BigEndian.PutUint32(b[97+8:], 0x7fffff00); return b })
 		}},
@@ -245,13 +245,24 @@ func TestCorruptFiles(t *testing.T) {
 			kseg := runKseg(t, dir, append([]string{name}, deep...)...)
 			keep := runKseg(t, dir, append([]string{name, "--keep-going"}, deep...)...)
 			if c.errAt < 0 {
-				for form, r := range map[string]runResult{"kafka": kafka, "kseg": kseg, "keep-going": keep} {
+				for form, r := range map[string]runResult{"kafka": kafka, "kseg": kseg} {
 					if r.exit != 0 {
 						t.Errorf("%s form exit %d, want 0; stderr: %s", form, r.exit, r.stderr)
 					}
 					if !bytes.Contains(r.stdout, []byte(c.want)) {
 						t.Errorf("%s form stdout lacks %q", form, c.want)
 					}
+				}
+				// --keep-going: the same, unless intact batches follow the
+				// bad entry; then it reports the region and goes on to them.
+				if keep.exit != c.keepExit {
+					t.Errorf("--keep-going exit %d, want %d; stderr: %s", keep.exit, c.keepExit, keep.stderr)
+				}
+				if c.keepAfter == "" && !bytes.Contains(keep.stdout, []byte(c.want)) {
+					t.Errorf("--keep-going stdout lacks %q", c.want)
+				}
+				if c.keepAfter != "" && (!bytes.Contains(keep.stdout, []byte(c.keepAfter)) || !bytes.Contains(keep.stderr, []byte("corrupt region in "+name+": bytes 97..194 skipped"))) {
+					t.Errorf("--keep-going did not report the region and go on to %q: %s", c.keepAfter, keep.stderr)
 				}
 			} else {
 				loc := name + ": at byte " + strconv.FormatInt(c.errAt, 10) + ":"

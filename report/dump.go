@@ -239,6 +239,7 @@ func (d *Dumper) dumpLog(name string) error {
 	defer f.Close()
 	abs := absPath(name)
 	lastOffset := int64(-1)
+	tail := int64(-1) // where the invalid tail starts, when Resync moved the scanner
 	deep := d.opts.DeepIteration || d.opts.PrintDataLog
 	for {
 		for f.Next() {
@@ -267,16 +268,29 @@ func (d *Dumper) dumpLog(name string) error {
 		}
 		err := f.Err()
 		if err == nil {
+			// A quiet stop before the end (an entry running past the end of
+			// the file): Kafka's "invalid bytes at the end". Under
+			// --keep-going, intact batches after it are a bad region, not a tail.
+			if validEnd := f.Pos(); d.opts.KeepGoing && validEnd < f.End() {
+				if next, ok := f.Resync(validEnd + 1); ok {
+					d.region(f, validEnd, next, &segment.Error{File: name, Offset: validEnd, Err: errors.New("the entry there runs past the end of the file")})
+					continue
+				}
+				tail = validEnd
+			}
 			break
 		}
 		if !d.recover(f, f.Pos(), err) {
 			return err
 		}
 	}
-	trailing := f.End() - f.Pos()
+	if tail < 0 {
+		tail = f.Pos()
+	}
+	trailing := f.End() - tail
 	if trailing > 0 && d.opts.MaxBytes == math.MaxInt32 {
 		if d.json != nil {
-			d.json.trailing(name, f.Pos(), trailing)
+			d.json.trailing(name, tail, trailing)
 		} else {
 			d.printf("Found %d invalid bytes at the end of %s\n", trailing, base)
 		}
@@ -290,15 +304,19 @@ func (d *Dumper) recover(f *segment.File, from int64, cause error) bool {
 	if !d.opts.KeepGoing {
 		return false
 	}
-	d.issues++
-	next, ok := f.Resync(from + 1)
-	if d.json != nil {
-		d.json.corrupt(f.Name(), from, next, cause)
-	} else {
-		d.errorf("kseg: corrupt region in %s: bytes %d..%d skipped: %s\n", f.Name(), from, next, regionCause(cause))
-	}
-	_ = ok // when no batch follows, the scan is done and the loop ends
+	next, _ := f.Resync(from + 1) // when no batch follows, the scan is done and the loop ends
+	d.region(f, from, next, cause)
 	return true
+}
+
+// region reports a skipped region under --keep-going.
+func (d *Dumper) region(f *segment.File, from, to int64, cause error) {
+	d.issues++
+	if d.json != nil {
+		d.json.corrupt(f.Name(), from, to, cause)
+	} else {
+		d.errorf("kseg: corrupt region in %s: bytes %d..%d skipped: %s\n", f.Name(), from, to, regionCause(cause))
+	}
 }
 
 // skipBatch reports a batch whose records failed to decode under
@@ -307,12 +325,7 @@ func (d *Dumper) skipBatch(f *segment.File, e *segment.Entry, cause error) bool 
 	if !d.opts.KeepGoing {
 		return false
 	}
-	d.issues++
-	if d.json != nil {
-		d.json.corrupt(f.Name(), e.Pos, e.Pos+e.Size, cause)
-	} else {
-		d.errorf("kseg: corrupt region in %s: bytes %d..%d skipped: %s\n", f.Name(), e.Pos, e.Pos+e.Size, regionCause(cause))
-	}
+	d.region(f, e.Pos, e.Pos+e.Size, cause)
 	return true
 }
 
