@@ -27,6 +27,61 @@ const (
 // ParseLegacy decodes one legacy entry: offset, size and the message of
 // size bytes. entry must hold at least 12+size bytes.
 func ParseLegacy(entry []byte) (LegacyMessage, error) {
+	m, p, err := parseLegacyHeader(entry)
+	if err != nil {
+		return m, err
+	}
+	msg := entry[LogOverhead : LogOverhead+int(m.Size)]
+	var ok bool
+	if m.Key, p, ok = readInt32Bytes(msg, p); !ok {
+		return m, formatErr(LogOverhead+p, ErrTruncated, "legacy message key runs past the message")
+	}
+	if m.Value, _, ok = readInt32Bytes(msg, p); !ok {
+		return m, formatErr(LogOverhead+p, ErrTruncated, "legacy message value runs past the message")
+	}
+	return m, nil
+}
+
+// ParseLegacyHeader decodes a legacy entry up to its timestamp and checks
+// its CRC, leaving key and value alone: what Kafka's shallow iteration
+// reads for the batch line. A key or value length that overruns the
+// message only fails ParseLegacy (Kafka's deep iteration).
+func ParseLegacyHeader(entry []byte) (LegacyMessage, error) {
+	m, _, err := parseLegacyHeader(entry)
+	return m, err
+}
+
+// LegacySizes reads a legacy message's key and value length fields as
+// Kafka's LegacyRecord.keySize and valueSize do, without checking them
+// against the message. ok is false when the header does not parse or a
+// length field itself lies outside the message.
+func LegacySizes(entry []byte) (keySize, valueSize int32, ok bool) {
+	m, p, err := parseLegacyHeader(entry)
+	if err != nil {
+		return 0, 0, false
+	}
+	msg := entry[LogOverhead : LogOverhead+int(m.Size)]
+	if len(msg)-p < 4 {
+		return 0, 0, false
+	}
+	keySize = int32(binary.BigEndian.Uint32(msg[p:]))
+	q := int64(p) + 4 + int64(max(keySize, 0))
+	if int64(len(msg))-q < 4 {
+		return keySize, 0, false
+	}
+	return keySize, int32(binary.BigEndian.Uint32(msg[q:])), true
+}
+
+func parseLegacyHeader(entry []byte) (LegacyMessage, int, error) {
+	m, err := legacyHeader(entry)
+	p := legacyHeaderV0
+	if m.Magic == MagicV1 {
+		p = legacyHeaderV1
+	}
+	return m, p, err
+}
+
+func legacyHeader(entry []byte) (LegacyMessage, error) {
 	var m LegacyMessage
 	if len(entry) < LogOverhead {
 		return m, formatErr(len(entry), ErrTruncated, "legacy message needs 12 bytes of log overhead")
@@ -43,23 +98,14 @@ func ParseLegacy(entry []byte) (LegacyMessage, error) {
 	m.CRC = binary.BigEndian.Uint32(msg)
 	m.Magic = int8(msg[4])
 	m.Attributes = int8(msg[5])
-	p := legacyHeaderV0
 	m.Timestamp = NoTimestamp
 	if m.Magic == MagicV1 {
 		if len(msg) < legacyHeaderV1+8 {
 			return m, formatErr(LogOverhead+len(msg), ErrTruncated, "v1 message shorter than its 22-byte overhead")
 		}
 		m.Timestamp = int64(binary.BigEndian.Uint64(msg[6:]))
-		p = legacyHeaderV1
 	} else if m.Magic != MagicV0 {
 		return m, formatErr(LogOverhead+4, ErrCorrupt, "legacy message with magic %d", m.Magic)
-	}
-	var ok bool
-	if m.Key, p, ok = readInt32Bytes(msg, p); !ok {
-		return m, formatErr(LogOverhead+p, ErrTruncated, "legacy message key runs past the message")
-	}
-	if m.Value, p, ok = readInt32Bytes(msg, p); !ok {
-		return m, formatErr(LogOverhead+p, ErrTruncated, "legacy message value runs past the message")
 	}
 	m.valid = crc32.ChecksumIEEE(msg[4:]) == m.CRC
 	return m, nil

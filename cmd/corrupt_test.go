@@ -44,12 +44,15 @@ type corruptCase struct {
 	// the same), while kseg's own form exits ksegExit with a located error.
 	kafkaQuiet bool
 	ksegExit   int // 0 means 3
+	// locate replaces "<file>: at byte <errAt>:" where no byte applies.
+	locate string
 }
 
 const (
 	bbLog  = "segments/BiggerBrain__kafka/data/lsx1-0/00000000000000000000.log" // 12 none batches of 97 bytes, then gzip at 1164 and 1281 (117 each); 1398 bytes
 	pdaDir = "segments/Pda-Final-Project__backend/data/kafka/order-topic-0"
 	seg0   = "00000000000000000000.log"
+	v1Log  = "segments/xpxwo100__bullShit/tmp/kafka-logs/topic1-0/00000000000000000000.log"
 )
 
 func realFile(t testing.TB, rel string) []byte {
@@ -150,6 +153,24 @@ var corruptCases = []corruptCase{
 				idx = binary.BigEndian.AppendUint32(idx, e[1])
 			}
 			return []corruptFile{{"00000000000000000000.index", idx}, {seg0, realFile(t, bbLog)}}
+		}},
+	{name: "index-missing-log", locate: "00000000000000000000.index: java.nio.file.NoSuchFileException: ", keepExit: 3,
+		files: func(t testing.TB) []corruptFile {
+			return []corruptFile{{"00000000000000000000.index", make([]byte, 16)}}
+		}},
+	// Legacy (magic 1, Kafka 0.10.1) log: five 43-byte messages. Resync
+	// only recognises v2 batches, so --keep-going cannot continue here.
+	{name: "legacy-value-past-message", errAt: 43 + 30, keepExit: 1,
+		files: func(t testing.TB) []corruptFile {
+			b := bytes.Clone(realFile(t, v1Log))
+			binary.BigEndian.PutUint32(b[43+30:], 1000)
+			return []corruptFile{{seg0, b}}
+		}},
+	{name: "legacy-unknown-codec", errAt: 43 + 21, keepExit: 1,
+		files: func(t testing.TB) []corruptFile {
+			b := bytes.Clone(realFile(t, v1Log))
+			b[43+17] = 5
+			return []corruptFile{{seg0, b}}
 		}},
 	{name: "snapshot-bad-crc", errAt: 2, kafkaQuiet: true, ksegExit: 1, keepExit: 1,
 		files: func(t testing.TB) []corruptFile {
@@ -266,6 +287,9 @@ func TestCorruptFiles(t *testing.T) {
 				}
 			} else {
 				loc := name + ": at byte " + strconv.FormatInt(c.errAt, 10) + ":"
+				if c.locate != "" {
+					loc = c.locate
+				}
 				forms := map[string]runResult{"kafka": kafka, "kseg": kseg}
 				if c.kafkaQuiet {
 					delete(forms, "kafka")

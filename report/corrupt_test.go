@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/internal/realworld"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -99,3 +101,36 @@ func TestCompressedRecordErrorLocated(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestLegacyBadValueSize: a legacy message whose value length overruns it
+// prints its record line from the raw length fields, as Kafka does; only
+// reading the contents (--print-data-log) fails.
+func TestLegacyBadValueSize(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(realworld.Dir(t), "segments/xpxwo100__bullShit/tmp/kafka-logs/topic1-0/00000000000000000000.log"))
+	if err != nil {
+		t.Skip(err)
+	}
+	data := bytes.Clone(src)
+	binary.BigEndian.PutUint32(data[43+30:], 1000) // second message's value length
+	path := writeSeg(t, data)
+	const line = "| offset: 1 CreateTime: 1479457585646 keySize: -1 valueSize: 1000 isValid: false crc: 2645227045"
+	for _, print := range []bool{false, true} {
+		opts := fuzzDumpOptions(t, FormatKafka, false)
+		opts.PrintDataLog = print
+		var out bytes.Buffer
+		d := NewDumper(opts, &out, io.Discard)
+		err := d.Dump(path)
+		d.Finish()
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("print=%v: no %q in\n%s", print, line, out.String())
+		}
+		if print {
+			var se *segment.Error
+			if !errors.As(err, &se) || se.Offset != 43+30 || !strings.HasSuffix(out.String(), line) {
+				t.Errorf("print=%v: want the line unterminated and an error at byte 73, got %v", print, err)
+			}
+		} else if err != nil || strings.Count(out.String(), "| offset: ") != 5 {
+			t.Errorf("print=%v: want all 5 records and no error, got %v", print, err)
+		}
+	}
+}

@@ -409,7 +409,7 @@ func (d *Dumper) batchLine(name string, e *segment.Entry, raw []byte) error {
 		tsType, maxTs, codec, crc = h.TimestampType(), h.MaxTimestamp, h.Codec(), h.CRC
 		valid = batch.ValidCRC(raw)
 	} else {
-		m, err := batch.ParseLegacy(raw)
+		m, err := batch.ParseLegacyHeader(raw) // key and value are for deep iteration
 		if err != nil {
 			d.line = b
 			return &segment.Error{File: name, Offset: e.Pos, Err: err}
@@ -589,6 +589,23 @@ func locate(name string, pos int64, err error) error {
 func (d *Dumper) legacyRecords(name, abs string, e *segment.Entry, raw []byte, lastOffset *int64) error {
 	w, err := batch.ParseLegacy(raw)
 	if err != nil {
+		if ks, vs, ok := batch.LegacySizes(raw); ok && w.Codec() == batch.CodecNone && d.json == nil {
+			// Kafka prints the record line from the raw length fields and
+			// fails only when it reads the key or value for the contents.
+			d.trackOffset(abs, w.Offset, lastOffset)
+			b := d.line[:0]
+			if !d.opts.SkipRecordMetadata {
+				b = appendLegacyMeta(b, &w, int64(ks), int64(vs))
+			}
+			if d.opts.PrintDataLog && d.opts.Parser != nil {
+				d.out.Write(b)
+				d.line = b[:0]
+				return locate(name, e.Pos, err)
+			}
+			d.line = b
+			d.flushLine()
+			return nil
+		}
 		return locate(name, e.Pos, err)
 	}
 	d.inner, err = batch.LegacyInner(&w, &d.dec, d.inner)
@@ -604,20 +621,7 @@ func (d *Dumper) legacyRecords(name, abs string, e *segment.Entry, raw []byte, l
 		}
 		b := d.line[:0]
 		if !d.opts.SkipRecordMetadata {
-			b = append(b, "| offset: "...)
-			b = strconv.AppendInt(b, m.Offset, 10)
-			b = append(b, ' ')
-			b = append(b, m.TimestampType().String()...)
-			b = append(b, ": "...)
-			b = strconv.AppendInt(b, m.Timestamp, 10)
-			b = append(b, " keySize: "...)
-			b = strconv.AppendInt(b, int64(sizeOrNull(m.Key)), 10)
-			b = append(b, " valueSize: "...)
-			b = strconv.AppendInt(b, int64(sizeOrNull(m.Value)), 10)
-			b = append(b, " isValid: "...)
-			b = appendBool(b, m.Valid())
-			b = append(b, " crc: "...)
-			b = strconv.AppendUint(b, uint64(m.CRC), 10)
+			b = appendLegacyMeta(b, m, int64(sizeOrNull(m.Key)), int64(sizeOrNull(m.Value)))
 		}
 		if d.opts.PrintDataLog {
 			if b, err = d.appendContents(b, m.Offset, m.Key, m.Value); err != nil {
@@ -630,6 +634,24 @@ func (d *Dumper) legacyRecords(name, abs string, e *segment.Entry, raw []byte, l
 		d.flushLine()
 	}
 	return nil
+}
+
+// appendLegacyMeta is the metadata of a legacy record line.
+func appendLegacyMeta(b []byte, m *batch.LegacyMessage, keySize, valueSize int64) []byte {
+	b = append(b, "| offset: "...)
+	b = strconv.AppendInt(b, m.Offset, 10)
+	b = append(b, ' ')
+	b = append(b, m.TimestampType().String()...)
+	b = append(b, ": "...)
+	b = strconv.AppendInt(b, m.Timestamp, 10)
+	b = append(b, " keySize: "...)
+	b = strconv.AppendInt(b, keySize, 10)
+	b = append(b, " valueSize: "...)
+	b = strconv.AppendInt(b, valueSize, 10)
+	b = append(b, " isValid: "...)
+	b = appendBool(b, m.Valid())
+	b = append(b, " crc: "...)
+	return strconv.AppendUint(b, uint64(m.CRC), 10)
 }
 
 func sizeOrNull(b []byte) int {

@@ -35,6 +35,9 @@ func (e *Error) Error() string {
 		}
 		return fmt.Sprintf("%s: at byte %d: %s", e.File, e.Offset, cause)
 	}
+	if e.Offset < 0 { // no byte applies (a missing companion file)
+		return fmt.Sprintf("%s: %v", e.File, e.Err)
+	}
 	return fmt.Sprintf("%s: at byte %d: %v", e.File, e.Offset, e.Err)
 }
 func (e *Error) Unwrap() error { return e.Err }
