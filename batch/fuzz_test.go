@@ -316,6 +316,12 @@ func FuzzLegacy(f *testing.F) {
 		if m.Valid() != (crc32.ChecksumIEEE(msg[LogOverhead+4:]) == m.CRC) {
 			t.Fatal("Valid disagrees with the CRC")
 		}
+		if h, err := ParseLegacyHeader(entry); err != nil || h.Valid() != m.Valid() || h.Offset != m.Offset || h.Timestamp != m.Timestamp {
+			t.Fatalf("ParseLegacyHeader disagrees with ParseLegacy: %v", err)
+		}
+		if ks, vs, ok := LegacySizes(entry); !ok || int(ks) != len(m.Key) && !(ks < 0 && m.Key == nil) || int(vs) != len(m.Value) && !(vs < 0 && m.Value == nil) {
+			t.Fatalf("LegacySizes %d/%d/%v disagree with key %d value %d", ks, vs, ok, len(m.Key), len(m.Value))
+		}
 		d := Decompressor{Max: max}
 		inner, err := LegacyInner(&m, &d, nil)
 		if err != nil {
