@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -100,5 +102,26 @@ func Execute(args []string, stdout, stderr io.Writer) int {
 		code = ee.code
 	}
 	fmt.Fprintf(stderr, "kseg: error: %v\n", err)
+	if h := hintFor(err); h != "" {
+		fmt.Fprintf(stderr, "kseg: hint: %s\n", h)
+	}
 	return code
+}
+
+// hintFor suggests the fix for mistakes people commonly make.
+func hintFor(err error) string {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "is a directory"):
+		return "give kseg the directory itself without --files (kseg dump DIR), or name a .log file inside it"
+	case strings.Contains(msg, "NoSuchFileException") && strings.Contains(msg, ".log"):
+		return "an index is checked against the .log beside it; copy both files, or dump the .log alone"
+	case strings.Contains(msg, "unknown decoder") || strings.Contains(msg, "Decoder"):
+		return "decoders: string, int, long, hex, base64, none, or org.apache.kafka.tools.api.{String,Integer,Long}Decoder"
+	case errors.Is(err, fs.ErrNotExist):
+		return "check the path; kseg reads files, partition directories (topic-N) and whole log directories"
+	case strings.Contains(msg, "not a recognized option"):
+		return "run 'kseg help <command>' for the options"
+	}
+	return ""
 }
