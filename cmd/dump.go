@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-		"github.com/kseg/kseg/report"
+	"github.com/kseg/kseg/report"
 	"github.com/kseg/kseg/segment"
 	"github.com/spf13/cobra"
 )
