@@ -5,14 +5,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/kseg/kseg/index"
 	"github.com/kseg/kseg/report"
+	"github.com/kseg/kseg/segment"
 	"github.com/spf13/cobra"
 )
 
@@ -265,113 +262,17 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 // expandDumpPaths turns files, partition directories and log directories
 // into the files to dump: segments in offset order, partitions sorted.
 func expandDumpPaths(paths []string, allFiles bool) ([]string, error) {
+	parts, err := segment.Partitions(paths)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
-	for _, p := range paths {
-		st, err := os.Stat(p)
+	for i := range parts {
+		files, err := parts[i].Files(allFiles)
 		if err != nil {
 			return nil, err
 		}
-		if !st.IsDir() {
-			out = append(out, p)
-			continue
-		}
-		parts, err := partitionDirs(p)
-		if err != nil {
-			return nil, err
-		}
-		for _, dir := range parts {
-			files, err := partitionFiles(dir, allFiles)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, files...)
-		}
-	}
-	return out, nil
-}
-
-// partitionDirs returns p itself when it holds segment files, else its
-// sub-directories that look like partitions, sorted by topic then partition.
-func partitionDirs(p string) ([]string, error) {
-	ents, err := os.ReadDir(p)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range ents {
-		if !e.IsDir() && (strings.HasSuffix(e.Name(), ".log") || strings.HasSuffix(e.Name(), ".checkpoint")) {
-			return []string{p}, nil
-		}
-	}
-	type part struct {
-		dir   string
-		topic string
-		num   int32
-	}
-	var parts []part
-	for _, e := range ents {
-		if !e.IsDir() {
-			continue
-		}
-		topic, num, ok := index.ParsePartitionDir(e.Name())
-		if !ok {
-			continue
-		}
-		parts = append(parts, part{filepath.Join(p, e.Name()), topic, num})
-	}
-	if len(parts) == 0 {
-		return nil, fmt.Errorf("%s: no segment files and no partition directories (<topic>-<partition>) inside", p)
-	}
-	sort.Slice(parts, func(i, j int) bool {
-		if parts[i].topic != parts[j].topic {
-			return parts[i].topic < parts[j].topic
-		}
-		return parts[i].num < parts[j].num
-	})
-	out := make([]string, len(parts))
-	for i, pt := range parts {
-		out[i] = pt.dir
-	}
-	return out, nil
-}
-
-// partitionFiles lists a partition's dumpable files in base-offset order
-// (.log before its indexes).
-func partitionFiles(dir string, allFiles bool) ([]string, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	rank := map[string]int{".log": 0, ".checkpoint": 0, ".index": 1, ".timeindex": 2, ".txnindex": 3, ".snapshot": 4}
-	type f struct {
-		name string
-		off  int64
-		rank int
-	}
-	var fs []f
-	for _, e := range ents {
-		if e.IsDir() {
-			continue
-		}
-		ext := filepath.Ext(e.Name())
-		r, ok := rank[ext]
-		if !ok || (!allFiles && r != 0) {
-			continue
-		}
-		off, err := strconv.ParseInt(strings.SplitN(e.Name(), ".", 2)[0], 10, 64)
-		if err != nil {
-			off, _ = strconv.ParseInt(strings.SplitN(e.Name(), "-", 2)[0], 10, 64)
-		}
-		fs = append(fs, f{filepath.Join(dir, e.Name()), off, r})
-	}
-	sort.Slice(fs, func(i, j int) bool {
-		if fs[i].off != fs[j].off {
-			return fs[i].off < fs[j].off
-		}
-		return fs[i].rank < fs[j].rank
-	})
-	out := make([]string, len(fs))
-	for i, x := range fs {
-		out[i] = x.name
+		out = append(out, files...)
 	}
 	return out, nil
 }

@@ -190,8 +190,7 @@ func produceErr(err error) error {
 
 // countLine is the seed's count line for one partition.
 func countLine(topic string, p producer.PartitionStats) string {
-	return fmt.Sprintf("%s-%d: %d batches, %d records, records per batch: %s",
-		topic, p.Partition, p.Batches, p.Records, report.Histogram(p.RecordsPerBatch))
+	return report.CountLine(fmt.Sprintf("%s-%d", topic, p.Partition), p.Batches, p.Records, p.RecordsPerBatch)
 }
 
 func printCounts(w io.Writer, topic string, res *producer.Result) {
