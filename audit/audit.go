@@ -46,7 +46,7 @@ type gapRef struct {
 }
 
 // producer is what the audit keeps per producer id.
-type producer struct {
+type prodState struct {
 	epoch    int16
 	seenData bool
 	// lastSeq is the highest sequence written in this epoch, NoSequence
@@ -67,6 +67,8 @@ type producer struct {
 	txnPos      int64
 	txnBatches  int64
 	firstOffset int64
+	batches     int64
+	lastData    int64
 }
 
 type abortRec struct {
@@ -87,7 +89,7 @@ type auditor struct {
 	res  *Result
 	sum  *Summary
 
-	prods    map[int64]*producer
+	prods    map[int64]*prodState
 	prevLast int64 // last offset of the previous batch, -1 before the first
 	segBase0 int64 // first segment's base offset
 
@@ -114,7 +116,7 @@ func Run(p *Partition, opts Options) (*Result, error) {
 	a := &auditor{
 		p: p, opts: opts,
 		res:       &Result{},
-		prods:     map[int64]*producer{},
+		prods:     map[int64]*prodState{},
 		prevLast:  -1,
 		segBase0:  -1,
 		aborts:    map[[2]int64]*abortRec{},
@@ -350,9 +352,10 @@ func (a *auditor) batch(h *batch.Header, pos int64, b []byte) {
 	a.sum.IdempotentBatches++
 	p := a.prods[h.ProducerID]
 	if p == nil {
-		p = &producer{epoch: h.ProducerEpoch, lastSeq: batch.NoSequence, txnFirst: -1, firstOffset: h.BaseOffset}
+		p = &prodState{epoch: h.ProducerEpoch, lastSeq: batch.NoSequence, txnFirst: -1, firstOffset: h.BaseOffset, lastData: None}
 		a.prods[h.ProducerID] = p
 	}
+	p.batches++
 	if h.IsControl() {
 		a.control(p, h, pos, b)
 		return
@@ -362,7 +365,7 @@ func (a *auditor) batch(h *batch.Header, pos int64, b []byte) {
 
 // control handles a control batch of a producer: COMMIT and ABORT markers
 // end its transaction.
-func (a *auditor) control(p *producer, h *batch.Header, pos int64, b []byte) {
+func (a *auditor) control(p *prodState, h *batch.Header, pos int64, b []byte) {
 	typ, err := a.controlType(h, b)
 	if err != nil {
 		fd := at(CorruptBatch, Error, a.file, pos, h)
@@ -427,7 +430,7 @@ func (a *auditor) controlType(h *batch.Header, b []byte) (batch.ControlType, err
 	return batch.ParseControlKey(a.rec.Key)
 }
 
-func (p *producer) newEpoch(e int16) {
+func (p *prodState) newEpoch(e int16) {
 	p.epoch = e
 	p.lastSeq = batch.NoSequence
 	p.ringN = 0
@@ -435,13 +438,13 @@ func (p *producer) newEpoch(e int16) {
 	p.hasMeta = false
 }
 
-func (p *producer) push(r batchRef) {
+func (p *prodState) push(r batchRef) {
 	p.ring[p.ringN%ringSize] = r
 	p.ringN++
 }
 
 // find returns the retained batch with exactly these sequences.
-func (p *producer) find(base, last int32) *batchRef {
+func (p *prodState) find(base, last int32) *batchRef {
 	n := min(p.ringN, ringSize)
 	for i := 0; i < n; i++ {
 		r := &p.ring[(p.ringN-1-i)%ringSize]
@@ -461,7 +464,7 @@ func nextSeq(s int32) int32 {
 }
 
 // data checks a data batch of a producer against its state.
-func (a *auditor) data(p *producer, h *batch.Header, pos int64) {
+func (a *auditor) data(p *prodState, h *batch.Header, pos int64) {
 	base, last := h.BaseSequence, h.LastSequence()
 	firstBatch := !p.seenData
 	p.seenData = true
@@ -512,6 +515,7 @@ func (a *auditor) data(p *producer, h *batch.Header, pos int64) {
 		p.push(batchRef{baseSeq: base, lastSeq: last, base: h.BaseOffset, last: h.LastOffset(), file: a.file, pos: pos})
 	}
 	p.hasMeta, p.metaSeq, p.metaOffset, p.metaDelta = true, last, h.LastOffset(), h.LastOffsetDelta
+	p.lastData = h.LastOffset()
 	if h.IsTransactional() {
 		if p.txnFirst < 0 {
 			p.txnFirst, p.txnFile, p.txnPos = h.BaseOffset, a.file, pos
@@ -530,7 +534,7 @@ func seqAfter(x, y int32) bool {
 }
 
 // sequence checks a batch in the producer's current epoch.
-func (a *auditor) sequence(p *producer, h *batch.Header, pos int64, base, last int32) {
+func (a *auditor) sequence(p *prodState, h *batch.Header, pos int64, base, last int32) {
 	want := nextSeq(p.lastSeq)
 	if base == want {
 		if p.lastSeq == math.MaxInt32 {
@@ -684,6 +688,7 @@ func (a *auditor) finish() {
 	a.sum.Producers = len(pids)
 	for _, id := range pids {
 		p := a.prods[id]
+		a.res.Producers = append(a.res.Producers, ProducerState{ID: id, Epoch: p.epoch, LastSequence: p.lastSeq, LastOffset: p.lastData, Batches: p.batches})
 		if p.txnFirst < 0 {
 			continue
 		}

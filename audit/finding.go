@@ -132,10 +132,24 @@ type Summary struct {
 	BySeverity      map[string]int `json:"findings_by_severity"`
 }
 
+// ProducerState is what the log shows of one producer id at its end.
+type ProducerState struct {
+	ID    int64
+	Epoch int16
+	// LastSequence is the highest sequence of the current epoch
+	// (NoSequence when the epoch has no batch yet).
+	LastSequence int32
+	// LastOffset is the last offset of its last data batch, None if none.
+	LastOffset int64
+	Batches    int64 // data and control batches
+}
+
 // Result is the audit of one partition.
 type Result struct {
 	Summary  Summary
 	Findings []Finding
+	// Producers in producer-id order.
+	Producers []ProducerState
 }
 
 // Max is the highest severity among the findings, and false when there
