@@ -108,6 +108,10 @@ type auditor struct {
 	rec batch.Record
 
 	file string
+	// afterCorrupt is set when bytes were skipped: the offsets of the
+	// skipped batches are reported by the corrupt-batch finding, not
+	// again as an offset gap.
+	afterCorrupt bool
 }
 
 // Run audits one partition. The error is non-nil only when a file cannot
@@ -224,6 +228,7 @@ func (a *auditor) scanFile(path string) error {
 				fd.Message = fmt.Sprintf("cannot frame a batch here (%v); no valid batch follows in the remaining %d bytes", errors.Unwrap(err), fd.Count)
 			}
 			a.add(fd, false)
+			a.afterCorrupt = true
 			if !ok {
 				break
 			}
@@ -254,6 +259,7 @@ func (a *auditor) scanFile(path string) error {
 				fd.Message = fmt.Sprintf("entry of %d bytes is shorter than a v2 batch header; skipped %d bytes", size, fd.Count)
 			}
 			a.add(fd, false)
+			a.afterCorrupt = true
 			if !ok {
 				break
 			}
@@ -326,7 +332,7 @@ func (a *auditor) batch(h *batch.Header, pos int64, b []byte) {
 	}
 	if a.prevLast >= 0 {
 		switch {
-		case h.BaseOffset > a.prevLast+1:
+		case h.BaseOffset > a.prevLast+1 && !a.afterCorrupt:
 			fd := at(OffsetGap, Warning, a.file, pos, h)
 			fd.RelatedOffset = a.prevLast
 			fd.Count = h.BaseOffset - a.prevLast - 1
@@ -342,6 +348,7 @@ func (a *auditor) batch(h *batch.Header, pos int64, b []byte) {
 	}
 	a.prevLast = max(a.prevLast, h.LastOffset())
 	a.sum.LogEndOffset = a.prevLast + 1
+	a.afterCorrupt = false
 
 	if h.ProducerID < 0 {
 		if !h.IsControl() {
