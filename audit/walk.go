@@ -1,12 +1,12 @@
 package audit
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/kseg/kseg/index"
+	"github.com/kseg/kseg/segment"
 )
 
 // Partition is the set of files the audit reads for one partition.
@@ -29,92 +29,26 @@ type Partition struct {
 }
 
 // Partitions expands paths (segment files, partition directories or log
-// directories) into partitions, sorted by topic then partition number.
-// Segment files named directly are grouped by directory.
-//
-// TODO: switch to segment.Partitions when it lands on main.
+// directories) with segment.Partitions, the walker every command shares,
+// and adds the files the audit compares the log against.
 func Partitions(paths []string) ([]*Partition, error) {
-	byDir := map[string]*Partition{}
-	var order []*Partition
-	add := func(dir string) *Partition {
-		if p, ok := byDir[dir]; ok {
-			return p
-		}
-		p := &Partition{Name: filepath.Base(dir), Dir: dir}
-		byDir[dir] = p
-		order = append(order, p)
-		return p
-	}
-	for _, path := range paths {
-		st, err := os.Stat(path)
-		if err != nil {
-			return nil, err
-		}
-		if !st.IsDir() {
-			p := add(filepath.Dir(path))
-			if !p.Whole {
-				p.Logs = append(p.Logs, path)
-			}
-			continue
-		}
-		dirs, err := partitionDirs(path)
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range dirs {
-			p := add(d)
-			if err := p.fill(); err != nil {
-				return nil, err
-			}
-		}
-	}
-	for _, p := range order {
-		if !p.Whole {
-			sortByBase(p.Logs)
-		}
-	}
-	sort.SliceStable(order, func(i, j int) bool {
-		ti, ni, oki := index.ParsePartitionDir(order[i].Name)
-		tj, nj, okj := index.ParsePartitionDir(order[j].Name)
-		if oki && okj {
-			if ti != tj {
-				return ti < tj
-			}
-			return ni < nj
-		}
-		return order[i].Dir < order[j].Dir
-	})
-	return order, nil
-}
-
-// partitionDirs returns dir itself when it holds segment files, else its
-// sub-directories named like partitions.
-func partitionDirs(dir string) ([]string, error) {
-	ents, err := os.ReadDir(dir)
+	parts, err := segment.Partitions(paths)
 	if err != nil {
 		return nil, err
 	}
-	var subs []string
-	for _, e := range ents {
-		if e.IsDir() {
-			if _, _, ok := index.ParsePartitionDir(e.Name()); ok {
-				subs = append(subs, filepath.Join(dir, e.Name()))
+	out := make([]*Partition, 0, len(parts))
+	for _, sp := range parts {
+		p := &Partition{Name: filepath.Base(sp.Dir), Dir: sp.Dir}
+		if sp.Explicit() {
+			for _, s := range sp.Segments {
+				p.Logs = append(p.Logs, s.Path)
 			}
-			continue
+		} else if err := p.fill(); err != nil {
+			return nil, err
 		}
-		if sn, err := index.ParseSegmentName(e.Name()); err == nil && sn.Kind == index.KindLog {
-			return []string{dir}, nil
-		}
+		out = append(out, p)
 	}
-	if len(subs) == 0 {
-		// A partition directory with no segment at all (all files deleted)
-		// is still a partition when its name says so.
-		if _, _, ok := index.ParsePartitionDir(filepath.Base(dir)); ok {
-			return []string{dir}, nil
-		}
-		return nil, fmt.Errorf("%s: no segment files and no partition directories (<topic>-<partition>) inside", dir)
-	}
-	return subs, nil
+	return out, nil
 }
 
 // fill lists the partition's files.

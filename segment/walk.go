@@ -308,3 +308,7 @@ func (p *Partition) Size() int64 {
 	}
 	return n
 }
+
+// Explicit reports whether the partition was assembled from files named on
+// the command line (only those segments) rather than from its directory.
+func (p *Partition) Explicit() bool { return p.explicit }
