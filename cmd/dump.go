@@ -37,6 +37,7 @@ Options (kafka-dump-log's):
   --value-decoder-class C    likewise for values
   --offsets-decoder          decode __consumer_offsets records
   --transaction-log-decoder  decode __transaction_state records
+  --cluster-metadata-decoder decode KRaft __cluster_metadata records
 Options (kseg's):
   --format text|kseg|json    text is kafka-dump-log's; kseg adds header values,
                              codec sniffing and index invariant checks; json is NDJSON
@@ -73,6 +74,7 @@ type dumpArgs struct {
 	valDecoder string
 	offsets    bool
 	txnLog     bool
+	metadata   bool
 	allFiles   bool
 	help       bool
 }
@@ -82,16 +84,17 @@ type dumpArgs struct {
 func parseDumpArgs(args []string) (*dumpArgs, error) {
 	a := &dumpArgs{opts: report.DefaultDumpOptions(), keyDecoder: "string", valDecoder: "string"}
 	flags := map[string]*bool{
-		"print-data-log":          &a.opts.PrintDataLog,
-		"deep-iteration":          &a.opts.DeepIteration,
-		"skip-record-metadata":    &a.opts.SkipRecordMetadata,
-		"verify-index-only":       &a.opts.VerifyIndexOnly,
-		"index-sanity-check":      &a.opts.IndexSanityCheck,
-		"offsets-decoder":         &a.offsets,
-		"transaction-log-decoder": &a.txnLog,
-		"keep-going":              &a.opts.KeepGoing,
-		"all-files":               &a.allFiles,
-		"help":                    &a.help,
+		"print-data-log":           &a.opts.PrintDataLog,
+		"deep-iteration":           &a.opts.DeepIteration,
+		"skip-record-metadata":     &a.opts.SkipRecordMetadata,
+		"verify-index-only":        &a.opts.VerifyIndexOnly,
+		"index-sanity-check":       &a.opts.IndexSanityCheck,
+		"offsets-decoder":          &a.offsets,
+		"transaction-log-decoder":  &a.txnLog,
+		"cluster-metadata-decoder": &a.metadata,
+		"keep-going":               &a.opts.KeepGoing,
+		"all-files":                &a.allFiles,
+		"help":                     &a.help,
 	}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
@@ -195,7 +198,7 @@ func parseDumpArgs(args []string) (*dumpArgs, error) {
 			return nil, fmt.Errorf("%s is not a recognized option", name)
 		}
 	}
-	if a.offsets || a.txnLog {
+	if a.offsets || a.txnLog || a.metadata {
 		a.opts.PrintDataLog = true
 	}
 	if a.opts.PrintDataLog {
