@@ -16,18 +16,20 @@
 #           times; the real layouts' histograms are listed next to the model's (informational).
 # --quick runs the CI subset. --out writes the report (default: stdout only). --fixtures DIR copies
 # the real partition dirs of the bytes cases (.log/.index/.timeindex) plus a case.txt holding the
-# kseg produce arguments to DIR/<case>/. --keep DIR keeps the work tree there.
+# kseg produce arguments to DIR/<case>/. --keep DIR keeps the work tree there; --reuse DIR compares
+# against the real logs of such a kept tree (DIR/broker/logs) without running Java again.
 # The last line is "producer-oracle: N passed, M failed"; the exit status is 1 when M > 0.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-QUICK=0 OUTFILE="" FIXTURES="" KEEP=""
+QUICK=0 OUTFILE="" FIXTURES="" KEEP="" REUSE=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
     --out) OUTFILE=$2; shift ;;
     --fixtures) FIXTURES=$2; shift ;;
     --keep) KEEP=$2; shift ;;
+    --reuse) REUSE=$2; shift ;;
     *) echo "usage: $0 [--quick] [--out FILE] [--fixtures DIR] [--keep DIR]" >&2; exit 2 ;;
   esac
   shift
@@ -129,10 +131,12 @@ cleanup() {
 trap cleanup EXIT
 
 (cd "$REPO" && go build -o "$KSEG" .)
-oracle_fetch
-oracle_compile
+if [ -z "$REUSE" ]; then oracle_fetch; oracle_compile; fi
 
 # ---------------------------------------------------------------- real producer
+if [ -n "$REUSE" ]; then
+  REAL="$REUSE/broker/logs"
+else
 BOOT=$(bash "$ORACLE/broker.sh" start "$BROKER")
 specs=()
 for c in "${CASES[@]}"; do
@@ -144,6 +148,7 @@ done
   ProducerCompare "$BOOT" "${specs[@]}" >"$WORK/java.out" 2>&1 || { cat "$WORK/java.out" >&2; exit 1; }
 bash "$ORACLE/broker.sh" stop "$BROKER"
 REAL="$BROKER/logs"
+fi
 
 # ---------------------------------------------------------------- compare
 PASS=0 FAIL=0
@@ -196,7 +201,9 @@ for c in "${CASES[@]}"; do
         done
         if [ -n "$FIXTURES" ]; then
           mkdir -p "$FIXTURES/$name/$name-$p"
-          cp "$r"/*.log "$r"/*.index "$r"/*.timeindex "$r"/*.snapshot "$FIXTURES/$name/$name-$p/"
+          for f in "$r"/*.log "$r"/*.index "$r"/*.timeindex "$r"/*.snapshot; do
+            [ -e "$f" ] && cp "$f" "$FIXTURES/$name/$name-$p/"
+          done
         fi
       fi
     done

@@ -76,8 +76,12 @@ public class ProducerCompare {
                 for (var tp : d.replicaInfos().keySet()) if (tp.topic().equals(topic)) hosted++;
             }
             int led = 0;
-            var desc = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
-            for (var pi : desc.partitions()) if (pi.leader() != null && !pi.leader().isEmpty()) led++;
+            try {
+                var desc = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+                for (var pi : desc.partitions()) if (pi.leader() != null && !pi.leader().isEmpty()) led++;
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) throw e;
+            }
             if (hosted == partitions && led == partitions) {
                 Thread.sleep(200);
                 return;
