@@ -64,6 +64,7 @@ func addProduceFlags(fs *pflag.FlagSet, f *produceFlags) {
 	fs.StringVar(&c.KeyPrefix, "key-prefix", "", "key prefix: record i gets key PREFIX + (i mod key-count)")
 	fs.IntVar(&c.KeyCount, "key-count", 0, "number of distinct keys (0 = no key, sticky partitioning)")
 	fs.IntVar(&c.Headers, "headers", 0, "headers per record (h0=x, h1=x, ...)")
+	fs.Int64Var(&c.TimestampStepMs, "timestamp-step-ms", d.TimestampStepMs, "explicit record timestamps: record i gets start-time + i*N ms whatever the virtual clock (-1 = the clock's time at send())")
 	fs.IntVar(&c.BatchSize, "batch-size", d.BatchSize, "batch.size")
 	fs.Int64Var(&c.LingerMs, "linger-ms", d.LingerMs, "linger.ms")
 	fs.StringVar(&f.compression, "compression", "none", "compression.type: none, gzip, snappy, lz4, zstd")
