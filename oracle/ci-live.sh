@@ -12,6 +12,8 @@ cd "$REPO"
 T0=$SECONDS
 oracle_fetch
 oracle_compile
+DUMP_CLASS="$(dump_class)"
+echo "oracle-live: Kafka $(kafka_version), kafka-dump-log = $DUMP_CLASS"
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/kseg-live.XXXXXX")"
 cleanup() {

@@ -44,8 +44,9 @@ produce() {
   bash "$ORACLE/broker.sh" stop "$work"
   trap - EXIT
 
-  rm -rf "$SEG"
+  # everything but the hand-written README is regenerated
   mkdir -p "$SEG"
+  find "$SEG" -mindepth 1 -maxdepth 1 ! -name README.md -exec rm -rf {} +
   local d topic c
   for d in "$work"/logs/*-[0-9]*; do
     [ -d "$d" ] || continue
@@ -99,7 +100,30 @@ golden() {
   MANIFEST_ROWS+=("$out"$'\t'"$err"$'\t'"@RC@"$'\t'"$args")
 }
 
+# Records-per-batch histogram of each seed partition ("8x25" = 25 batches of 8 records), counted
+# from the kafka-dump-log batch lines like the seed article's run.sh (lastOffset-baseOffset+1).
+seed_histograms() {
+  echo "# seed workloads on disk, from golden/seed/*/00000000000000000000.log.plain.stdout"
+  local f
+  for f in "$GOLD"/seed/*/00000000000000000000.log.plain.stdout; do
+    awk -v p="$(basename "$(dirname "$f")")" '
+      /^baseOffset:/ { n = $4 - $2 + 1; c[n]++; tot += n; b++ }
+      END {
+        s = ""
+        # most frequent batch size first, ties by larger batch first
+        while (length(c) > 0) {
+          best = ""
+          for (k in c) if (best == "" || c[k] > c[best] || (c[k] == c[best] && k + 0 > best + 0)) best = k
+          s = s " " best "x" c[best]
+          delete c[best]
+        }
+        printf "%s: %d batches, %d records, records per batch:%s\n", p, b, tot, s
+      }' "$f"
+  done
+}
+
 goldens() {
+  DUMP_CLASS="$(dump_class)"
   rm -rf "$GOLD"
   RCDIR="$(mktemp -d "${TMPDIR:-/tmp}/kseg-rc.XXXXXX")"
   local dir rel c topic f base ext decoder
@@ -169,6 +193,7 @@ goldens() {
     done
   } >"$SEG/MANIFEST.tsv"
   rm -rf "$RCDIR"
+  seed_histograms >"$SEG/SEED-HISTOGRAMS.txt"
   echo "oracle: ${#MANIFEST_ROWS[@]} goldens" >&2
 }
 
