@@ -179,6 +179,18 @@ goldens() {
     golden "$rel/ALL.plain" --files "$joined"
     golden "$rel/ALL.deep" --files "$joined" --deep-iteration
   done
+  # command-line behaviour: help, version, argument errors, a missing file
+  local e=$SEG/edge/edge-0/00000000000000000000
+  golden args/no-args
+  golden args/help --help
+  golden args/version --version
+  golden args/missing-files --deep-iteration
+  golden args/unknown-option --files "$e.log" --xyz
+  golden args/abbreviated-option --files "$e.log" --print
+  golden args/equals-form "--files=$e.log" --max-bytes=2000
+  golden args/max-bytes --files "$e.log" --max-bytes 2000 --deep-iteration
+  golden args/missing-log-file --files "$SEG/edge/edge-0/00000000000000009999.log"
+  golden args/space-after-comma --files "$e.index, $e.timeindex"
   wait
   {
     printf '# kafka-dump-log goldens from Apache Kafka %s (class %s), run from the repo root.\n' "$(kafka_version)" "$DUMP_CLASS"
