@@ -198,6 +198,8 @@ goldens() {
     printf '# All paths are relative to the repo root. In the goldens, ${REPO} stands for the absolute path of the\n'
     printf '# repo root where Kafka printed an absolute path (e.g. "Mismatches in :${REPO}/testdata/...");\n'
     printf '# substitute it (or replace your own absolute prefix with ${REPO}) before comparing.\n'
+    printf '# Exit code 1 rows (golden/args/: usage errors and crashes) end stderr with a JVM stack trace whose\n'
+    printf '# java.base frames depend on the JDK that ran the tool (OpenJDK 17): compare the first stderr line.\n'
     printf '# Regenerate with: make oracle (oracle/regen.sh). See testdata/segments/README.md.\n'
     local i
     for i in "${!MANIFEST_ROWS[@]}"; do
