@@ -51,6 +51,10 @@ Exit status: 0 ok; 1 a crash where kafka-dump-log would crash (with --files);
 2 usage; 3 unreadable or corrupt input (kseg form); with --keep-going, 1 when
 corrupt regions were skipped.`
 
+// KafkaVersion is the Kafka release whose kafka-dump-log output kseg dump
+// reproduces byte for byte (the oracle's pinned version).
+const KafkaVersion = "4.4.0"
+
 func newDumpCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:                "dump [--files a,b | PATH...] [options]",
@@ -76,7 +80,9 @@ type dumpArgs struct {
 	txnLog     bool
 	metadata   bool
 	allFiles   bool
-	help       bool
+	help       bool // --help: kafka-dump-log prints usage on stderr and exits 1
+	shortHelp  bool // -h: kseg's help on stdout
+	version    bool
 }
 
 // parseDumpArgs follows jopt-simple as kafka-dump-log configures it: no
@@ -95,9 +101,14 @@ func parseDumpArgs(args []string) (*dumpArgs, error) {
 		"keep-going":               &a.opts.KeepGoing,
 		"all-files":                &a.allFiles,
 		"help":                     &a.help,
+		"version":                  &a.version,
 	}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
+		if arg == "-h" {
+			a.shortHelp = true
+			continue
+		}
 		if !strings.HasPrefix(arg, "--") || arg == "--" {
 			a.paths = append(a.paths, arg)
 			continue
@@ -221,8 +232,18 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
-	if a.help {
+	switch {
+	case a.shortHelp:
 		fmt.Fprintln(stdout, dumpHelp)
+		return nil
+	case a.help:
+		// kafka-dump-log prints its usage on stderr and exits 1; scripts that
+		// call kseg in its place see the same.
+		fmt.Fprintln(stderr, dumpHelp)
+		return silentExit(1)
+	case a.version:
+		// The kafka-dump-log release whose output kseg reproduces.
+		fmt.Fprintln(stdout, KafkaVersion)
 		return nil
 	}
 	if !a.kafkaForm && len(a.paths) == 0 {

@@ -28,9 +28,9 @@ workload "$BOOTSTRAP" live
 bash "$ORACLE/broker.sh" stop "$WORK"
 
 COMPARE=0
-# `./kseg dump --help` exits 0 even without a dump command (cobra prints the root help), so the
-# help text must also mention the --files option.
-if [ -x ./kseg ] && ./kseg dump --help >"$WORK/kseg-dump-help" 2>&1 && grep -q -- '--files' "$WORK/kseg-dump-help"; then
+# `./kseg dump -h` exits 0 even without a dump command (cobra prints the root help), so the
+# help text must also mention the --files option. (`--help` exits 1, like kafka-dump-log.)
+if [ -x ./kseg ] && ./kseg dump -h >"$WORK/kseg-dump-help" 2>&1 && grep -q -- '--files' "$WORK/kseg-dump-help"; then
   COMPARE=1
   echo "oracle-live: comparing ./kseg dump with kafka-dump-log"
 else
