@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -45,6 +46,8 @@ Options (kseg's):
   --keep-going               report corrupt regions, resynchronise and continue
   --max-decompressed N       cap on one batch's decompressed size (67108864)
   --all-files                with directories, dump indexes and snapshots too
+  --quiet                    no progress line on stderr (shown only when stderr
+                             is a terminal and stdout is not)
 
 Exit status: 0 ok; 1 a crash where kafka-dump-log would crash (with --files);
 2 usage; 3 unreadable or corrupt input (kseg form); with --keep-going, 1 when
@@ -74,6 +77,7 @@ type dumpArgs struct {
 	offsets    bool
 	txnLog     bool
 	allFiles   bool
+	quiet      bool
 	help       bool
 }
 
@@ -91,6 +95,7 @@ func parseDumpArgs(args []string) (*dumpArgs, error) {
 		"transaction-log-decoder": &a.txnLog,
 		"keep-going":              &a.opts.KeepGoing,
 		"all-files":               &a.allFiles,
+		"quiet":                   &a.quiet,
 		"help":                    &a.help,
 	}
 	for i := 0; i < len(args); i++ {
@@ -239,7 +244,11 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	if a.opts.Format == report.FormatJSON && a.opts.MaxBytes == math.MaxInt32 {
 		// JSON readers want every finding; nothing to change.
 	}
+	if progressWanted(stdout, stderr, a.quiet, true) {
+		a.opts.Progress = report.NewProgress(stderr, true, "dump", fileBytes(files))
+	}
 	d := report.NewDumper(a.opts, stdout, stderr)
+	defer a.opts.Progress.Done()
 	for _, f := range files {
 		if err := d.Dump(f); err != nil {
 			d.Finish()
@@ -257,6 +266,17 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 		return silentExit(ExitFindings)
 	}
 	return nil
+}
+
+// fileBytes is the total size of files, for the progress ETA.
+func fileBytes(files []string) int64 {
+	var n int64
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
+			n += st.Size()
+		}
+	}
+	return n
 }
 
 // expandDumpPaths turns files, partition directories and log directories

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -145,19 +146,24 @@ func writeAtomic(path string, force bool, fill func(*bufio.Writer) error) error 
 	return nil
 }
 
-// showProgress: progress goes to stderr only when it is a terminal, not
-// --quiet, and (for commands whose output is the scan itself, needStdoutNotTTY)
-// stdout is not that terminal.
+// showProgress: see progressWanted.
 func showProgress(c *cobra.Command, quiet, needStdoutNotTTY bool) bool {
+	return progressWanted(c.OutOrStdout(), c.ErrOrStderr(), quiet, needStdoutNotTTY)
+}
+
+// progressWanted: progress goes to stderr only when it is a terminal, not
+// --quiet, and (for commands whose output is the scan itself,
+// needStdoutNotTTY) stdout is not a terminal.
+func progressWanted(stdout, stderr io.Writer, quiet, needStdoutNotTTY bool) bool {
 	if quiet {
 		return false
 	}
-	ef, ok := c.ErrOrStderr().(*os.File)
+	ef, ok := stderr.(*os.File)
 	if !ok || !report.IsTerminal(ef) {
 		return false
 	}
 	if needStdoutNotTTY {
-		of, ok := c.OutOrStdout().(*os.File)
+		of, ok := stdout.(*os.File)
 		if ok && report.IsTerminal(of) {
 			return false
 		}

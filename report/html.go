@@ -26,7 +26,7 @@ h3{font-size:15px;margin:0 0 6px}h4{font-size:13px;margin:14px 0 2px;color:#444}
 .meta{color:#57606a;font-size:12px}
 .runs{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:16px}
 .figs{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:4px 18px}
-.fig{min-width:0}.fig table{display:block;overflow-x:auto}figure{margin:0}
+.fig{min-width:0}.cell table{display:block;overflow-x:auto;max-width:100%}figure{margin:0}
 .cell{border:1px solid #d0d7de;border-radius:6px;padding:10px 12px;min-width:0}
 svg.chart{width:100%;height:auto;display:block}
 svg .plot{fill:#f6f8fa;stroke:#d0d7de}svg .grid{stroke:#e1e4e8}

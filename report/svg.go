@@ -199,7 +199,7 @@ func SizeSVG(pd *PartitionData, batchSize int) string {
 			batchSize, padL, padL+plotW, f1(py), f1(py), padL+plotW-4, f1(py-4), batchSize)
 	}
 	for _, p := range pd.Points {
-		fmt.Fprintf(&sb, `<circle class="point" data-offset="%d" data-bytes="%d" cx="%s" cy="%s" r="2.5"/>`,
+		fmt.Fprintf(&sb, `<circle class="point" data-offset="%d" data-bytes="%d" cx="%s" cy="%s" r="3"/>`,
 			p.BaseOffset, p.Bytes, f1(x.at(float64(p.BaseOffset))), f1(y.at(float64(p.Bytes))))
 	}
 	sb.WriteString("</svg>")
@@ -235,7 +235,7 @@ func TimeSVG(pd *PartitionData) string {
 	svgOpen(&sb, "time", pd.Name+" batches over time", x, y, intTicks(niceTicks(0, span, 6)), yt, "ms after first batch (max timestamp)", "records", nil)
 	for _, p := range pts {
 		rel := float64(p.MaxTimestamp) - t0
-		fmt.Fprintf(&sb, `<circle class="point" data-ts="%d" data-records="%d" cx="%s" cy="%s" r="2.5"/>`,
+		fmt.Fprintf(&sb, `<circle class="point" data-ts="%d" data-records="%d" cx="%s" cy="%s" r="3"/>`,
 			p.MaxTimestamp, p.Records, f1(x.at(rel)), f1(y.at(float64(p.Records))))
 	}
 	sb.WriteString("</svg>")
@@ -296,7 +296,7 @@ func SequenceSVG(pd *PartitionData) string {
 	svgOpen(&sb, "sequence", pd.Name+" producer sequences", x, y, xt, yt, "base offset", "base sequence", nil)
 	col := producerColors(pd)
 	for _, p := range pts {
-		fmt.Fprintf(&sb, `<circle class="point" data-pid="%d" data-offset="%d" data-seq="%d" cx="%s" cy="%s" r="2.5" fill="%s"/>`,
+		fmt.Fprintf(&sb, `<circle class="point" data-pid="%d" data-offset="%d" data-seq="%d" cx="%s" cy="%s" r="3" fill="%s"/>`,
 			p.ProducerID, p.BaseOffset, p.BaseSequence, f1(x.at(float64(p.BaseOffset))), f1(y.at(float64(p.BaseSequence))), col[p.ProducerID])
 	}
 	for _, f := range marks {
