@@ -53,12 +53,16 @@ Exit status: 0 ok; 1 a crash where kafka-dump-log would crash (with --files);
 2 usage; 3 unreadable or corrupt input (kseg form); with --keep-going, 1 when
 corrupt regions were skipped.`
 
+const dumpExample = `  kseg dump testdata/segments/seed/u05-small-0/00000000000000000000.log
+  kseg dump --files x.log --deep-iteration --print-data-log
+  kseg dump --format json --print-data-log /var/lib/kafka/orders-0 > orders.ndjson`
+
 func newDumpCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:                "dump [--files a,b | PATH...] [options]",
 		Short:              "Dump segments and indexes like kafka-dump-log, or as JSON",
 		Long:               dumpHelp,
-		Example:            "  kseg dump testdata/segments/seed/u05-small-0/00000000000000000000.log\n  kseg dump --files x.log --deep-iteration --print-data-log",
+		Example:            dumpExample,
 		DisableFlagParsing: true,
 		RunE: func(c *cobra.Command, args []string) error {
 			return runDump(args, c.OutOrStdout(), c.ErrOrStderr())
@@ -224,7 +228,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 		return withCode(ExitUsage, err)
 	}
 	if a.help {
-		fmt.Fprintln(stdout, dumpHelp)
+		fmt.Fprintf(stdout, "%s\n\nExamples:\n%s\n", dumpHelp, dumpExample)
 		return nil
 	}
 	if !a.kafkaForm && len(a.paths) == 0 {
