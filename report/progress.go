@@ -37,11 +37,9 @@ func NewProgress(w io.Writer, show bool, label string, total int64) *Progress {
 	return &Progress{w: w, total: total, label: label, start: time.Now(), now: time.Now, Interval: 200 * time.Millisecond}
 }
 
-// IsTerminal reports whether f is a character device (a terminal).
-func IsTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+// IsTerminal reports whether f is a terminal (not merely a character
+// device such as /dev/null).
+func IsTerminal(f *os.File) bool { return isTerminal(f) }
 
 // SameFile reports whether a and b are the same open file (for example
 // stdout and stderr on one terminal).

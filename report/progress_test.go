@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -82,4 +83,17 @@ func TestProgressNil(t *testing.T) {
 	}
 	p.Add(1, 1) // must not panic
 	p.Done()
+}
+
+// /dev/null is a character device, not a terminal: no progress for
+// `kseg dump big/ > /dev/null` run from a pipe.
+func TestIsTerminalDevNull(t *testing.T) {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	if IsTerminal(f) {
+		t.Error("/dev/null reported as a terminal")
+	}
 }
