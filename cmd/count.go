@@ -50,6 +50,7 @@ type countFlags struct {
 	minAvg         float64
 	maxBatches     int64
 	minFill        float64
+	quiet          bool
 }
 
 func newCountCmd() *cobra.Command {
@@ -80,6 +81,7 @@ func newCountCmd() *cobra.Command {
 	fs.Float64Var(&f.minAvg, "min-avg-records", 0, "check: mean records per batch at least N")
 	fs.Int64Var(&f.maxBatches, "max-batches", -1, "check: at most N batches per partition")
 	fs.Float64Var(&f.minFill, "min-fill", 0, "check: mean batch bytes / --batch-size at least F")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line on stderr (shown only when stderr is a terminal)")
 	return c
 }
 
@@ -132,7 +134,19 @@ func runCount(c *cobra.Command, f *countFlags, args []string) error {
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	res, err := segment.CountPartitions(parts, f.workers, segment.CountOptions{Uncompressed: f.detail})
+	opts := segment.CountOptions{Uncompressed: f.detail}
+	var total int64
+	for i := range parts {
+		for _, s := range parts[i].Segments {
+			total += fileBytes([]string{s.Path})
+		}
+	}
+	prog := report.NewProgress(c.ErrOrStderr(), showProgress(c, f.quiet, false), "count", total)
+	if prog != nil {
+		opts.Progress = prog.Add
+	}
+	res, err := segment.CountPartitions(parts, f.workers, opts)
+	prog.Done()
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}

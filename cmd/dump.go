@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -46,6 +46,8 @@ Options (kseg's):
   --keep-going               report corrupt regions, resynchronise and continue
   --max-decompressed N       cap on one batch's decompressed size (67108864)
   --all-files                with directories, dump indexes and snapshots too
+  --quiet                    no progress line on stderr (shown only when stderr
+                             is a terminal and stdout is not)
 
 Exit status: 0 ok; 1 a crash where kafka-dump-log would crash (with --files);
 2 usage; 3 unreadable or corrupt input (kseg form); with --keep-going, 1 when
@@ -55,12 +57,16 @@ corrupt regions were skipped.`
 // reproduces byte for byte (the oracle's pinned version).
 const KafkaVersion = "4.4.0"
 
+const dumpExample = `  kseg dump testdata/segments/seed/u05-small-0/00000000000000000000.log
+  kseg dump --files x.log --deep-iteration --print-data-log
+  kseg dump --format json --print-data-log /var/lib/kafka/orders-0 > orders.ndjson`
+
 func newDumpCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:                "dump [--files a,b | PATH...] [options]",
 		Short:              "Dump segments and indexes like kafka-dump-log, or as JSON",
 		Long:               dumpHelp,
-		Example:            "  kseg dump testdata/segments/seed/u05-small-0/00000000000000000000.log\n  kseg dump --files x.log --deep-iteration --print-data-log",
+		Example:            dumpExample,
 		DisableFlagParsing: true,
 		RunE: func(c *cobra.Command, args []string) error {
 			return runDump(args, c.OutOrStdout(), c.ErrOrStderr())
@@ -80,6 +86,7 @@ type dumpArgs struct {
 	txnLog     bool
 	metadata   bool
 	allFiles   bool
+	quiet      bool
 	help       bool // --help: kafka-dump-log prints usage on stderr and exits 1
 	shortHelp  bool // -h: kseg's help on stdout
 	version    bool
@@ -102,6 +109,7 @@ func parseDumpArgs(args []string) (*dumpArgs, error) {
 		"all-files":                &a.allFiles,
 		"help":                     &a.help,
 		"version":                  &a.version,
+		"quiet":                    &a.quiet,
 	}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
@@ -234,7 +242,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	}
 	switch {
 	case a.shortHelp:
-		fmt.Fprintln(stdout, dumpHelp)
+		fmt.Fprintf(stdout, "%s\n\nExamples:\n%s\n", dumpHelp, dumpExample)
 		return nil
 	case a.help:
 		// kafka-dump-log prints its usage on stderr and exits 1; scripts that
@@ -260,10 +268,11 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 			return withCode(ExitBadInput, err)
 		}
 	}
-	if a.opts.Format == report.FormatJSON && a.opts.MaxBytes == math.MaxInt32 {
-		// JSON readers want every finding; nothing to change.
+	if progressWanted(stdout, stderr, a.quiet, true) {
+		a.opts.Progress = report.NewProgress(stderr, true, "dump", fileBytes(files))
 	}
 	d := report.NewDumper(a.opts, stdout, stderr)
+	defer a.opts.Progress.Done()
 	for _, f := range files {
 		if err := d.Dump(f); err != nil {
 			d.Finish()
@@ -281,6 +290,17 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 		return silentExit(ExitFindings)
 	}
 	return nil
+}
+
+// fileBytes is the total size of files, for the progress ETA.
+func fileBytes(files []string) int64 {
+	var n int64
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
+			n += st.Size()
+		}
+	}
+	return n
 }
 
 // expandDumpPaths turns files, partition directories and log directories

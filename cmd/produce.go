@@ -149,8 +149,11 @@ func newProduceCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "produce --out DIR [flags]",
 		Short: "Write a Kafka log directory with the reference producer",
-		Long:  produceLong,
-		Args:  cobra.NoArgs,
+		Example: "  kseg produce --records 200 --value-size 100 --linger-ms 1000 --batch-size 1024 --out run/\n" +
+			"  kseg produce --inject gap@5 --out faulty/ && kseg audit faulty/\n" +
+			"  kseg produce --workload sweep.json --out sweep/ && kseg report sweep/ --out sweep.html",
+		Long: produceLong,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
 				return withCode(ExitUsage, errors.New("--out DIR is required"))

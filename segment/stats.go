@@ -20,6 +20,10 @@ type CountOptions struct {
 	MaxDecompressed int
 	// MaxBytes reads at most this many bytes of each file (<=0: all).
 	MaxBytes int64
+	// Progress, when set, is told the bytes and batches read, every few
+	// thousand batches and at the end of each file. It may be called from
+	// several goroutines at once (CountPartitions).
+	Progress func(bytes, batches int64)
 }
 
 // Stats is the batch layout of a file or partition, read from batch
@@ -231,8 +235,20 @@ func (c *Counter) countInto(s *Stats, path string) error {
 	defer func() { c.buf = f.buf }()
 	c.dec.Max = c.Options.MaxDecompressed
 	s.Files++
+	var pendBytes, pendBatches int64
+	if c.Options.Progress != nil {
+		defer func() { c.Options.Progress(pendBytes, pendBatches) }()
+	}
 	for f.Next() {
 		e := f.Entry()
+		if c.Options.Progress != nil {
+			pendBytes += e.Size
+			pendBatches++
+			if pendBatches == 4096 || pendBytes >= 8<<20 {
+				c.Options.Progress(pendBytes, pendBatches)
+				pendBytes, pendBatches = 0, 0
+			}
+		}
 		if e.Magic >= batch.MagicV2 {
 			h := &e.Header
 			codec := h.Codec()
