@@ -247,7 +247,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	case a.help:
 		// kafka-dump-log prints its usage on stderr and exits 1; scripts that
 		// call kseg in its place see the same.
-		fmt.Fprintln(stderr, dumpHelp)
+		fmt.Fprintf(stderr, "%s\n\nExamples:\n%s\n", dumpHelp, dumpExample)
 		return silentExit(1)
 	case a.version:
 		// The kafka-dump-log release whose output kseg reproduces.

@@ -37,10 +37,15 @@ func TestEveryCommandHasExample(t *testing.T) {
 	if n < 10 {
 		t.Errorf("walked %d commands", n)
 	}
-	// dump parses its own flags: its --help must print the examples too.
-	out, _, code := execKseg(t, "dump", "--help")
+	// dump parses its own flags: -h prints the examples on stdout; --help
+	// behaves as kafka-dump-log's (usage on stderr, exit 1).
+	out, _, code := execKseg(t, "dump", "-h")
 	if code != 0 || !strings.Contains(out, "Examples:\n  kseg dump ") {
-		t.Errorf("kseg dump --help: exit %d, no examples", code)
+		t.Errorf("kseg dump -h: exit %d, no examples", code)
+	}
+	out, errOut, code := execKseg(t, "dump", "--help")
+	if code != 1 || out != "" || !strings.Contains(errOut, "Examples:\n  kseg dump ") {
+		t.Errorf("kseg dump --help: exit %d, stdout %q, want usage on stderr and exit 1", code, out)
 	}
 }
 
