@@ -133,4 +133,3 @@ func (c *Compressor) compressZstd(dst, src []byte) ([]byte, error) {
 	}
 	return c.zstd.EncodeAll(src, dst), nil
 }
-

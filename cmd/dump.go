@@ -4,15 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/kseg/kseg/index"
 	"github.com/kseg/kseg/report"
+	"github.com/kseg/kseg/segment"
 	"github.com/spf13/cobra"
 )
 
@@ -40,6 +37,7 @@ Options (kafka-dump-log's):
   --value-decoder-class C    likewise for values
   --offsets-decoder          decode __consumer_offsets records
   --transaction-log-decoder  decode __transaction_state records
+  --cluster-metadata-decoder decode KRaft __cluster_metadata records
 Options (kseg's):
   --format text|kseg|json    text is kafka-dump-log's; kseg adds header values,
                              codec sniffing and index invariant checks; json is NDJSON
@@ -48,18 +46,28 @@ Options (kseg's):
   --keep-going               report corrupt regions, resynchronise and continue
   --max-decompressed N       cap on one batch's decompressed size (67108864)
   --all-files                with directories, dump indexes and snapshots too
+  --quiet                    no progress line on stderr (shown only when stderr
+                             is a terminal and stdout is not)
 
 Exit status: 0 ok; 1 a crash where kafka-dump-log would crash (with --files);
 2 usage; 3 unreadable or corrupt input (kseg form); with --keep-going, 1 when
 corrupt regions were skipped; 1 in kseg form when a producer snapshot's CRC
 is bad (kafka-dump-log reports it and exits 0).`
 
+// KafkaVersion is the Kafka release whose kafka-dump-log output kseg dump
+// reproduces byte for byte (the oracle's pinned version).
+const KafkaVersion = "4.4.0"
+
+const dumpExample = `  kseg dump testdata/segments/seed/u05-small-0/00000000000000000000.log
+  kseg dump --files x.log --deep-iteration --print-data-log
+  kseg dump --format json --print-data-log /var/lib/kafka/orders-0 > orders.ndjson`
+
 func newDumpCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:                "dump [--files a,b | PATH...] [options]",
 		Short:              "Dump segments and indexes like kafka-dump-log, or as JSON",
 		Long:               dumpHelp,
-		Example:            "  kseg dump testdata/segments/seed/u05-small-0/00000000000000000000.log\n  kseg dump --files x.log --deep-iteration --print-data-log",
+		Example:            dumpExample,
 		DisableFlagParsing: true,
 		RunE: func(c *cobra.Command, args []string) error {
 			return runDump(args, c.OutOrStdout(), c.ErrOrStderr())
@@ -77,8 +85,12 @@ type dumpArgs struct {
 	valDecoder string
 	offsets    bool
 	txnLog     bool
+	metadata   bool
 	allFiles   bool
-	help       bool
+	quiet      bool
+	help       bool // --help: kafka-dump-log prints usage on stderr and exits 1
+	shortHelp  bool // -h: kseg's help on stdout
+	version    bool
 }
 
 // parseDumpArgs follows jopt-simple as kafka-dump-log configures it: no
@@ -86,19 +98,26 @@ type dumpArgs struct {
 func parseDumpArgs(args []string) (*dumpArgs, error) {
 	a := &dumpArgs{opts: report.DefaultDumpOptions(), keyDecoder: "string", valDecoder: "string"}
 	flags := map[string]*bool{
-		"print-data-log":          &a.opts.PrintDataLog,
-		"deep-iteration":          &a.opts.DeepIteration,
-		"skip-record-metadata":    &a.opts.SkipRecordMetadata,
-		"verify-index-only":       &a.opts.VerifyIndexOnly,
-		"index-sanity-check":      &a.opts.IndexSanityCheck,
-		"offsets-decoder":         &a.offsets,
-		"transaction-log-decoder": &a.txnLog,
-		"keep-going":              &a.opts.KeepGoing,
-		"all-files":               &a.allFiles,
-		"help":                    &a.help,
+		"print-data-log":           &a.opts.PrintDataLog,
+		"deep-iteration":           &a.opts.DeepIteration,
+		"skip-record-metadata":     &a.opts.SkipRecordMetadata,
+		"verify-index-only":        &a.opts.VerifyIndexOnly,
+		"index-sanity-check":       &a.opts.IndexSanityCheck,
+		"offsets-decoder":          &a.offsets,
+		"transaction-log-decoder":  &a.txnLog,
+		"cluster-metadata-decoder": &a.metadata,
+		"keep-going":               &a.opts.KeepGoing,
+		"all-files":                &a.allFiles,
+		"help":                     &a.help,
+		"version":                  &a.version,
+		"quiet":                    &a.quiet,
 	}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
+		if arg == "-h" {
+			a.shortHelp = true
+			continue
+		}
 		if !strings.HasPrefix(arg, "--") || arg == "--" {
 			a.paths = append(a.paths, arg)
 			continue
@@ -199,7 +218,7 @@ func parseDumpArgs(args []string) (*dumpArgs, error) {
 			return nil, fmt.Errorf("%s is not a recognized option", name)
 		}
 	}
-	if a.offsets || a.txnLog {
+	if a.offsets || a.txnLog || a.metadata {
 		a.opts.PrintDataLog = true
 	}
 	if a.opts.PrintDataLog {
@@ -222,8 +241,18 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
-	if a.help {
-		fmt.Fprintln(stdout, dumpHelp)
+	switch {
+	case a.shortHelp:
+		fmt.Fprintf(stdout, "%s\n\nExamples:\n%s\n", dumpHelp, dumpExample)
+		return nil
+	case a.help:
+		// kafka-dump-log prints its usage on stderr and exits 1; scripts that
+		// call kseg in its place see the same.
+		fmt.Fprintf(stderr, "%s\n\nExamples:\n%s\n", dumpHelp, dumpExample)
+		return silentExit(1)
+	case a.version:
+		// The kafka-dump-log release whose output kseg reproduces.
+		fmt.Fprintln(stdout, KafkaVersion)
 		return nil
 	}
 	if !a.kafkaForm && len(a.paths) == 0 {
@@ -240,10 +269,11 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 			return withCode(ExitBadInput, err)
 		}
 	}
-	if a.opts.Format == report.FormatJSON && a.opts.MaxBytes == math.MaxInt32 {
-		// JSON readers want every finding; nothing to change.
+	if progressWanted(stdout, stderr, a.quiet, true) {
+		a.opts.Progress = report.NewProgress(stderr, true, "dump", fileBytes(files))
 	}
 	d := report.NewDumper(a.opts, stdout, stderr)
+	defer a.opts.Progress.Done()
 	for _, f := range files {
 		if err := d.Dump(f); err != nil {
 			d.Finish()
@@ -271,116 +301,31 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// fileBytes is the total size of files, for the progress ETA.
+func fileBytes(files []string) int64 {
+	var n int64
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
+			n += st.Size()
+		}
+	}
+	return n
+}
+
 // expandDumpPaths turns files, partition directories and log directories
 // into the files to dump: segments in offset order, partitions sorted.
 func expandDumpPaths(paths []string, allFiles bool) ([]string, error) {
+	parts, err := segment.Partitions(paths)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
-	for _, p := range paths {
-		st, err := os.Stat(p)
+	for i := range parts {
+		files, err := parts[i].Files(allFiles)
 		if err != nil {
 			return nil, err
 		}
-		if !st.IsDir() {
-			out = append(out, p)
-			continue
-		}
-		parts, err := partitionDirs(p)
-		if err != nil {
-			return nil, err
-		}
-		for _, dir := range parts {
-			files, err := partitionFiles(dir, allFiles)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, files...)
-		}
-	}
-	return out, nil
-}
-
-// partitionDirs returns p itself when it holds segment files, else its
-// sub-directories that look like partitions, sorted by topic then partition.
-func partitionDirs(p string) ([]string, error) {
-	ents, err := os.ReadDir(p)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range ents {
-		if !e.IsDir() && (strings.HasSuffix(e.Name(), ".log") || strings.HasSuffix(e.Name(), ".checkpoint")) {
-			return []string{p}, nil
-		}
-	}
-	type part struct {
-		dir   string
-		topic string
-		num   int32
-	}
-	var parts []part
-	for _, e := range ents {
-		if !e.IsDir() {
-			continue
-		}
-		topic, num, ok := index.ParsePartitionDir(e.Name())
-		if !ok {
-			continue
-		}
-		parts = append(parts, part{filepath.Join(p, e.Name()), topic, num})
-	}
-	if len(parts) == 0 {
-		return nil, fmt.Errorf("%s: no segment files and no partition directories (<topic>-<partition>) inside", p)
-	}
-	sort.Slice(parts, func(i, j int) bool {
-		if parts[i].topic != parts[j].topic {
-			return parts[i].topic < parts[j].topic
-		}
-		return parts[i].num < parts[j].num
-	})
-	out := make([]string, len(parts))
-	for i, pt := range parts {
-		out[i] = pt.dir
-	}
-	return out, nil
-}
-
-// partitionFiles lists a partition's dumpable files in base-offset order
-// (.log before its indexes).
-func partitionFiles(dir string, allFiles bool) ([]string, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	rank := map[string]int{".log": 0, ".checkpoint": 0, ".index": 1, ".timeindex": 2, ".txnindex": 3, ".snapshot": 4}
-	type f struct {
-		name string
-		off  int64
-		rank int
-	}
-	var fs []f
-	for _, e := range ents {
-		if e.IsDir() {
-			continue
-		}
-		ext := filepath.Ext(e.Name())
-		r, ok := rank[ext]
-		if !ok || (!allFiles && r != 0) {
-			continue
-		}
-		off, err := strconv.ParseInt(strings.SplitN(e.Name(), ".", 2)[0], 10, 64)
-		if err != nil {
-			off, _ = strconv.ParseInt(strings.SplitN(e.Name(), "-", 2)[0], 10, 64)
-		}
-		fs = append(fs, f{filepath.Join(dir, e.Name()), off, r})
-	}
-	sort.Slice(fs, func(i, j int) bool {
-		if fs[i].off != fs[j].off {
-			return fs[i].off < fs[j].off
-		}
-		return fs[i].rank < fs[j].rank
-	})
-	out := make([]string, len(fs))
-	for i, x := range fs {
-		out[i] = x.name
+		out = append(out, files...)
 	}
 	return out, nil
 }

@@ -106,10 +106,10 @@ type manifestRow struct {
 	line           int
 }
 
-func readManifest(t *testing.T, root string) []manifestRow {
-	f, err := os.Open(filepath.Join(root, "testdata/segments/MANIFEST.tsv"))
+func readManifest(t *testing.T, root, rel string) []manifestRow {
+	f, err := os.Open(filepath.Join(root, rel))
 	if errors.Is(err, os.ErrNotExist) {
-		t.Skip("no testdata/segments/MANIFEST.tsv")
+		t.Skip("no " + rel)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -124,15 +124,15 @@ func readManifest(t *testing.T, root string) []manifestRow {
 		}
 		cols := strings.Split(line, "\t")
 		if len(cols) != 4 {
-			t.Fatalf("MANIFEST.tsv:%d: %d columns, want 4", n, len(cols))
+			t.Fatalf("%s:%d: %d columns, want 4", rel, n, len(cols))
 		}
 		code, err := strconv.Atoi(cols[2])
 		if err != nil {
-			t.Fatalf("MANIFEST.tsv:%d: exit code %q", n, cols[2])
+			t.Fatalf("%s:%d: exit code %q", rel, n, cols[2])
 		}
 		args, err := shellSplit(cols[3])
 		if err != nil {
-			t.Fatalf("MANIFEST.tsv:%d: %v", n, err)
+			t.Fatalf("%s:%d: %v", rel, n, err)
 		}
 		rows = append(rows, manifestRow{cols[0], cols[1], code, args, n})
 	}
@@ -143,14 +143,19 @@ func readManifest(t *testing.T, root string) []manifestRow {
 // kafka-dump-log was given and compares stdout, stderr and exit status.
 func TestManifestGoldens(t *testing.T) {
 	root := repoRoot(t)
-	rows := readManifest(t, root)
+	rows := readManifest(t, root, "testdata/segments/MANIFEST.tsv")
 	if len(rows) < 100 {
 		t.Fatalf("only %d manifest rows", len(rows))
 	}
+	legacy := readManifest(t, root, "testdata/legacy/MANIFEST.tsv")
+	if len(legacy) < 20 {
+		t.Fatalf("only %d legacy manifest rows", len(legacy))
+	}
+	rows = append(rows, legacy...)
 	bin := ksegBinary(t)
 	for _, row := range rows {
 		row := row
-		t.Run(strings.TrimPrefix(row.stdout, "testdata/segments/golden/"), func(t *testing.T) {
+		t.Run(strings.TrimPrefix(strings.TrimPrefix(row.stdout, "testdata/segments/golden/"), "testdata/"), func(t *testing.T) {
 			t.Parallel()
 			wantOut, err := os.ReadFile(filepath.Join(root, row.stdout))
 			if err != nil {
@@ -173,7 +178,7 @@ func TestManifestGoldens(t *testing.T) {
 				t.Fatal(err)
 			}
 			gotErr := bytes.ReplaceAll(se.Bytes(), []byte(root), []byte("${REPO}"))
-			if code != row.exit {
+			if (code == 0) != (row.exit == 0) || (row.exit == 0 && code != 0) {
 				t.Errorf("exit %d, want %d (stderr: %s)", code, row.exit, se.String())
 			}
 			if !bytes.Equal(so.Bytes(), wantOut) {

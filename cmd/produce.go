@@ -64,6 +64,7 @@ func addProduceFlags(fs *pflag.FlagSet, f *produceFlags) {
 	fs.StringVar(&c.KeyPrefix, "key-prefix", "", "key prefix: record i gets key PREFIX + (i mod key-count)")
 	fs.IntVar(&c.KeyCount, "key-count", 0, "number of distinct keys (0 = no key, sticky partitioning)")
 	fs.IntVar(&c.Headers, "headers", 0, "headers per record (h0=x, h1=x, ...)")
+	fs.Int64Var(&c.TimestampStepMs, "timestamp-step-ms", d.TimestampStepMs, "explicit record timestamps: record i gets start-time + i*N ms whatever the virtual clock (-1 = the clock's time at send())")
 	fs.IntVar(&c.BatchSize, "batch-size", d.BatchSize, "batch.size")
 	fs.Int64Var(&c.LingerMs, "linger-ms", d.LingerMs, "linger.ms")
 	fs.StringVar(&f.compression, "compression", "none", "compression.type: none, gzip, snappy, lz4, zstd")
@@ -148,8 +149,11 @@ func newProduceCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "produce --out DIR [flags]",
 		Short: "Write a Kafka log directory with the reference producer",
-		Long:  produceLong,
-		Args:  cobra.NoArgs,
+		Example: "  kseg produce --records 200 --value-size 100 --linger-ms 1000 --batch-size 1024 --out run/\n" +
+			"  kseg produce --inject gap@5 --out faulty/ && kseg audit faulty/\n" +
+			"  kseg produce --workload sweep.json --out sweep/ && kseg report sweep/ --out sweep.html",
+		Long: produceLong,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
 				return withCode(ExitUsage, errors.New("--out DIR is required"))
@@ -190,8 +194,7 @@ func produceErr(err error) error {
 
 // countLine is the seed's count line for one partition.
 func countLine(topic string, p producer.PartitionStats) string {
-	return fmt.Sprintf("%s-%d: %d batches, %d records, records per batch: %s",
-		topic, p.Partition, p.Batches, p.Records, report.Histogram(p.RecordsPerBatch))
+	return report.CountLine(fmt.Sprintf("%s-%d", topic, p.Partition), p.Batches, p.Records, p.RecordsPerBatch)
 }
 
 func printCounts(w io.Writer, topic string, res *producer.Result) {

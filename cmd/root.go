@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -41,24 +43,39 @@ type silentExit int
 
 func (s silentExit) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
 
-var version = "dev"
+// version and commit can be set at link time:
+//
+//	go build -ldflags "-X github.com/kseg/kseg/cmd.version=v0.1.0 -X github.com/kseg/kseg/cmd.commit=$(git rev-parse HEAD)"
+//
+// Otherwise they come from the build info: the module version for
+// `go install ...@version`, the VCS revision when built with -buildvcs.
+var (
+	version = "dev"
+	commit  = ""
+)
 
 func versionString() string {
-	v, commit := version, ""
+	v, c, dirty := version, commit, false
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		if v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			v = bi.Main.Version
 		}
 		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				commit = s.Value
+			switch {
+			case s.Key == "vcs.revision" && c == "":
+				c = s.Value
+			case s.Key == "vcs.modified" && s.Value == "true":
+				dirty = true
 			}
 		}
 	}
-	if commit != "" {
-		return v + " (" + commit + ")"
+	if c == "" {
+		return v
 	}
-	return v
+	if dirty {
+		c += "-dirty"
+	}
+	return v + " (commit " + c + ")"
 }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
@@ -67,6 +84,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		Short:         "Kafka log-segment and record-batch forensics",
 		Long:          "kseg reads Kafka partition files (.log, .index, .timeindex, .txnindex, .snapshot) without a broker:\ndump them like kafka-dump-log, count batching, audit producers, and reproduce batching with a reference producer.",
 		Version:       versionString(),
+		Example:       "  kseg count testdata/segments/seed\n  kseg dump testdata/segments/seed/u05-small-0/00000000000000000000.log\n  kseg report testdata/segments/seed --out seed.html",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -74,6 +92,25 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	for _, add := range subcommands {
 		root.AddCommand(add())
+	}
+	// cobra adds help and completion lazily; add them now to give them
+	// examples like every other command.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "help":
+			c.Example = "  kseg help count\n  kseg count --help"
+		case "completion":
+			c.Example = "  source <(kseg completion bash)\n" +
+				"  kseg completion zsh > \"${fpath[1]}/_kseg\"\n" +
+				"  kseg completion fish > ~/.config/fish/completions/kseg.fish"
+			for _, sh := range c.Commands() {
+				if sh.Example == "" {
+					sh.Example = "  kseg completion " + sh.Name() + " > kseg-completion." + sh.Name()
+				}
+			}
+		}
 	}
 	return root
 }
@@ -100,5 +137,26 @@ func Execute(args []string, stdout, stderr io.Writer) int {
 		code = ee.code
 	}
 	fmt.Fprintf(stderr, "kseg: error: %v\n", err)
+	if h := hintFor(err); h != "" {
+		fmt.Fprintf(stderr, "kseg: hint: %s\n", h)
+	}
 	return code
+}
+
+// hintFor suggests the fix for mistakes people commonly make.
+func hintFor(err error) string {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "is a directory"):
+		return "give kseg the directory itself without --files (kseg dump DIR), or name a .log file inside it"
+	case strings.Contains(msg, "NoSuchFileException") && strings.Contains(msg, ".log"):
+		return "an index is checked against the .log beside it; copy both files, or dump the .log alone"
+	case strings.Contains(msg, "unknown decoder") || strings.Contains(msg, "Decoder"):
+		return "decoders: string, int, long, hex, base64, none, or org.apache.kafka.tools.api.{String,Integer,Long}Decoder"
+	case errors.Is(err, fs.ErrNotExist):
+		return "check the path; kseg reads files, partition directories (topic-N) and whole log directories"
+	case strings.Contains(msg, "not a recognized option"):
+		return "run 'kseg help <command>' for the options"
+	}
+	return ""
 }

@@ -2,7 +2,9 @@ package content
 
 import (
 	"encoding/base64"
+	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -76,3 +78,57 @@ func appendInt(dst []byte, v int64) []byte { return strconv.AppendInt(dst, v, 10
 // AppendJSONString appends s quoted and escaped as Jackson does (only '"',
 // '\\' and control characters escaped; upper-case hex).
 func AppendJSONString(dst []byte, s string) []byte { return appendJSONString(dst, s) }
+
+// appendJavaDouble appends d as Jackson writes a DoubleNode: Java's
+// Double.toString ("1048576.0", "1.0E7", "1.0E-4"), or the quoted strings
+// "NaN", "Infinity", "-Infinity" (WRITE_NAN_AS_STRINGS). The digits are the
+// shortest that round-trip; JDK 17's FloatingDecimal prints one digit more
+// for a few rare values.
+func appendJavaDouble(dst []byte, d float64) []byte {
+	switch {
+	case math.IsNaN(d):
+		return append(dst, `"NaN"`...)
+	case math.IsInf(d, 1):
+		return append(dst, `"Infinity"`...)
+	case math.IsInf(d, -1):
+		return append(dst, `"-Infinity"`...)
+	}
+	if math.Signbit(d) {
+		dst = append(dst, '-')
+		d = -d
+	}
+	if d == 0 {
+		return append(dst, "0.0"...)
+	}
+	var tmp [32]byte
+	e := strconv.AppendFloat(tmp[:0], d, 'e', -1, 64) // d[.ddd]e±xx
+	mant, expText, _ := strings.Cut(string(e), "e")
+	exp, _ := strconv.Atoi(expText)
+	digits := strings.Replace(mant, ".", "", 1)
+	if d >= 1e-3 && d < 1e7 {
+		if exp < 0 {
+			dst = append(dst, "0."...)
+			for i := 0; i < -exp-1; i++ {
+				dst = append(dst, '0')
+			}
+			return append(dst, digits...)
+		}
+		for len(digits) < exp+1 {
+			digits += "0"
+		}
+		dst = append(dst, digits[:exp+1]...)
+		dst = append(dst, '.')
+		if frac := digits[exp+1:]; frac != "" {
+			return append(dst, frac...)
+		}
+		return append(dst, '0')
+	}
+	dst = append(dst, digits[0], '.')
+	if len(digits) > 1 {
+		dst = append(dst, digits[1:]...)
+	} else {
+		dst = append(dst, '0')
+	}
+	dst = append(dst, 'E')
+	return strconv.AppendInt(dst, int64(exp), 10)
+}

@@ -93,6 +93,12 @@ var consumerGroupTopicPartitions = nested("TopicPartitions",
 	arr("assignmentEpochs", kInt32, "0+").null("0+").withTag(0, 0),
 )
 
+var shareTopicPartitionsInfo = nested("TopicPartitionsInfo",
+	fld("topicId", kUUID, "0+"),
+	fld("topicName", kString, "0+"),
+	arr("partitions", kInt32, "0+"),
+)
+
 // recordType pairs the key and value schemas of one coordinator record type.
 type recordType struct {
 	key   *schema
@@ -201,6 +207,55 @@ var groupRecordTypes = map[int16]recordType{
 			fld("state", kInt8, "0+"),
 			arrOf("assignedPartitions", consumerGroupTopicPartitions, "0+"),
 			arrOf("partitionsPendingRevocation", consumerGroupTopicPartitions, "0+"),
+		),
+	},
+	10: {
+		msg("ShareGroupMemberMetadataKey", "0", "none", groupMemberKey...),
+		msg("ShareGroupMemberMetadataValue", "0", "0+",
+			fld("rackId", kString, "0+").null("0+"),
+			fld("clientId", kString, "0+"),
+			fld("clientHost", kString, "0+"),
+			arr("subscribedTopicNames", kString, "0+"),
+		),
+	},
+	11: {
+		msg("ShareGroupMetadataKey", "0", "none", groupIDKey...),
+		msg("ShareGroupMetadataValue", "0", "0+",
+			fld("epoch", kInt32, "0+"),
+			fld("metadataHash", kInt64, "0+"),
+		),
+	},
+	12: {
+		msg("ShareGroupTargetAssignmentMetadataKey", "0", "none", groupIDKey...),
+		msg("ShareGroupTargetAssignmentMetadataValue", "0", "0+",
+			fld("assignmentEpoch", kInt32, "0+"),
+			fld("assignmentTimestamp", kInt64, "0+").withTag(0, 0),
+		),
+	},
+	13: {
+		msg("ShareGroupTargetAssignmentMemberKey", "0", "none", groupMemberKey...),
+		msg("ShareGroupTargetAssignmentMemberValue", "0", "0+",
+			arrOf("topicPartitions", consumerGroupTopicPartition, "0+"),
+		),
+	},
+	14: {
+		msg("ShareGroupCurrentMemberAssignmentKey", "0", "none", groupMemberKey...),
+		msg("ShareGroupCurrentMemberAssignmentValue", "0", "0+",
+			fld("memberEpoch", kInt32, "0+"),
+			fld("previousMemberEpoch", kInt32, "0+"),
+			fld("state", kInt8, "0+"),
+			arrOf("assignedPartitions", consumerGroupTopicPartition, "0+"),
+		),
+	},
+	15: {
+		msg("ShareGroupStatePartitionMetadataKey", "0", "none", groupIDKey...),
+		msg("ShareGroupStatePartitionMetadataValue", "0", "0+",
+			arrOf("initializingTopics", shareTopicPartitionsInfo, "0+"),
+			arrOf("initializedTopics", shareTopicPartitionsInfo, "0+"),
+			arrOf("deletingTopics", nested("TopicInfo",
+				fld("topicId", kUUID, "0+"),
+				fld("topicName", kString, "0+"),
+			), "0+"),
 		),
 	},
 	16: {

@@ -1,6 +1,9 @@
 package content
 
-import "bytes"
+import (
+	"bytes"
+	"math"
+)
 
 // This file is a small interpreter for Kafka's generated-message encoding
 // (FORMAT.md Appendix A): a message schema is data (fields with types,
@@ -19,6 +22,7 @@ const (
 	kInt32
 	kUint32
 	kInt64
+	kFloat64
 	kUUID
 	kString
 	kBytes
@@ -79,6 +83,7 @@ type field struct {
 	tagged   bool
 	tag      int32
 	defInt   int64 // default of a tagged numeric field
+	defNull  bool  // "default": "null": a tagged field is written iff it is not null
 	mapKey   bool  // array of structs keyed by its first (string) field: duplicates are dropped
 	expand   expandKind
 }
@@ -105,6 +110,19 @@ type decoder struct {
 	r    reader
 	ver  int16
 	flex bool
+	// loose: versions are not validated before reading (metadata records),
+	// so the generated code's version tests apply as written: a field of
+	// versions "0+" is read unconditionally (even at a negative version),
+	// one of "N+" only when ver >= N.
+	loose bool
+}
+
+// in reports whether a field of versions v exists at the decoder's version.
+func (d *decoder) in(v vrange) bool {
+	if d.loose && v.lo == 0 && v.hi == maxVersion {
+		return true
+	}
+	return v.has(d.ver)
 }
 
 func (d *decoder) length(f *field, compact32 bool) (int32, error) {
@@ -148,7 +166,7 @@ func (d *decoder) str(name string, nullable bool) (value, error) {
 }
 
 func (d *decoder) field(f *field) (value, error) {
-	nullable := f.nullable.has(d.ver)
+	nullable := d.in(f.nullable)
 	switch f.kind {
 	case kString:
 		return d.str(f.name, nullable)
@@ -277,7 +295,7 @@ func (d *decoder) scalar(k kind) (value, error) {
 		var x int32
 		x, err = d.r.int32()
 		v.i = int64(uint32(x))
-	case kInt64:
+	case kInt64, kFloat64:
 		v.i, err = d.r.int64()
 	case kUUID:
 		if d.r.remaining() < 16 {
@@ -295,7 +313,7 @@ func (d *decoder) structFields(s *schema) ([]value, error) {
 	vals := make([]value, len(s.fields))
 	for i := range s.fields {
 		f := &s.fields[i]
-		if !f.versions.has(d.ver) {
+		if !d.in(f.versions) {
 			continue
 		}
 		if f.tagged {
@@ -346,6 +364,9 @@ func (d *decoder) structFields(s *schema) ([]value, error) {
 			}
 			continue
 		}
+		if !d.in(s.fields[idx].versions) {
+			return nil, errorf("Tag %d is not valid for version %d", tag, d.ver)
+		}
 		// Known tags are read by type; the size is not checked (as in Kafka).
 		v, err := d.field(&s.fields[idx])
 		if err != nil {
@@ -367,7 +388,7 @@ func decodeMessage(b []byte, s *schema, ver int16) ([]value, error) {
 // else the numeric default or the zero UUID.
 func defaultValue(f *field) value {
 	switch {
-	case f.nullable.lo >= 0:
+	case f.defNull, f.nullable.lo >= 0:
 		return value{set: true, null: true}
 	case f.kind == kUUID:
 		return value{set: true, b: zeroUUID[:]}
@@ -381,6 +402,9 @@ func defaultValue(f *field) value {
 // out only if it equals a freshly constructed struct, a tagged array only
 // if it is empty, so a null one is written as null.
 func isDefault(f *field, v *value) bool {
+	if f.defNull {
+		return v.null
+	}
 	switch f.kind {
 	case kStruct:
 		return !v.null && isEmptyStruct(f.sub, v.list)
@@ -479,6 +503,8 @@ func (w *jsonWriter) appendValue(dst []byte, f *field, k kind, v *value, ver int
 		return appendBase64(dst, v.b)
 	case kUUID:
 		return appendUUID(dst, v.b)
+	case kFloat64:
+		return appendJavaDouble(dst, math.Float64frombits(uint64(v.i)))
 	case kStruct:
 		return w.appendStruct(dst, f.sub, v.list, ver)
 	case kArray:

@@ -2,7 +2,7 @@
 # Live oracle check for CI (.ci/run calls it): fetch Kafka, start a real KRaft broker in a temp
 # dir, run a short workload (a zstd topic and a transactional topic), stop the broker, then run
 # kafka-dump-log on the fresh files with the usual option sets.
-# If ./kseg exists and has a `dump` subcommand, run `./kseg dump` with the same arguments and
+# If ./kseg exists and has a `dump` subcommand (its help mentions --files), run `./kseg dump` with the same arguments and
 # require identical stdout, stderr and exit code. Otherwise check that the harness worked.
 # Last line: "oracle-live: N passed, M failed".
 set -euo pipefail
@@ -12,6 +12,8 @@ cd "$REPO"
 T0=$SECONDS
 oracle_fetch
 oracle_compile
+DUMP_CLASS="$(dump_class)"
+echo "oracle-live: Kafka $(kafka_version), kafka-dump-log = $DUMP_CLASS"
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/kseg-live.XXXXXX")"
 cleanup() {
@@ -26,7 +28,9 @@ workload "$BOOTSTRAP" live
 bash "$ORACLE/broker.sh" stop "$WORK"
 
 COMPARE=0
-if [ -x ./kseg ] && ./kseg dump --help >/dev/null 2>&1; then
+# `./kseg dump -h` exits 0 even without a dump command (cobra prints the root help), so the
+# help text must also mention the --files option. (`--help` exits 1, like kafka-dump-log.)
+if [ -x ./kseg ] && ./kseg dump -h >"$WORK/kseg-dump-help" 2>&1 && grep -q -- '--files' "$WORK/kseg-dump-help"; then
   COMPARE=1
   echo "oracle-live: comparing ./kseg dump with kafka-dump-log"
 else

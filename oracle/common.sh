@@ -4,8 +4,19 @@ ORACLE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$ORACLE/.." && pwd)"
 JAVA="${JAVA:-java}"
 JAVAC="${JAVAC:-javac}"
-# The one class that is kafka-dump-log in the pinned release (the Java rewrite, kafka-tools jar).
-DUMP_CLASS=org.apache.kafka.tools.DumpLogSegments
+# kafka-dump-log's main class: the Java rewrite org.apache.kafka.tools.DumpLogSegments (kafka-tools
+# jar, Kafka 4.3 and later; 4.4.0 is pinned) or the Scala kafka.tools.DumpLogSegments (kafka_2.13
+# jar, up to 4.2). Detected from the jars so that changing the pinned version is one edit.
+dump_class() {
+  if [ -z "${DUMP_CLASS:-}" ]; then
+    if "${JAVA%java}javap" -cp "$ORACLE/lib/*" org.apache.kafka.tools.DumpLogSegments >/dev/null 2>&1; then
+      DUMP_CLASS=org.apache.kafka.tools.DumpLogSegments
+    else
+      DUMP_CLASS=kafka.tools.DumpLogSegments
+    fi
+  fi
+  echo "$DUMP_CLASS"
+}
 
 kafka_version() {
   sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$ORACLE/pom.xml"
@@ -35,7 +46,7 @@ oracle_compile() {
 dumplog() {
   "$JAVA" -Xmx256m -XX:TieredStopAtLevel=1 -cp "$ORACLE/lib/*" \
     -Dlog4j2.configurationFile="$ORACLE/log4j2-quiet.properties" \
-    "$DUMP_CLASS" "$@"
+    "${DUMP_CLASS:?call dump_class first}" "$@"
 }
 
 # workload BOOTSTRAP NAME...: run workload programs against the broker.

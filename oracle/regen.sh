@@ -44,8 +44,9 @@ produce() {
   bash "$ORACLE/broker.sh" stop "$work"
   trap - EXIT
 
-  rm -rf "$SEG"
+  # everything but the hand-written README is regenerated
   mkdir -p "$SEG"
+  find "$SEG" -mindepth 1 -maxdepth 1 ! -name README.md -exec rm -rf {} +
   local d topic c
   for d in "$work"/logs/*-[0-9]*; do
     [ -d "$d" ] || continue
@@ -99,7 +100,30 @@ golden() {
   MANIFEST_ROWS+=("$out"$'\t'"$err"$'\t'"@RC@"$'\t'"$args")
 }
 
+# Records-per-batch histogram of each seed partition ("8x25" = 25 batches of 8 records), counted
+# from the kafka-dump-log batch lines like the seed article's run.sh (lastOffset-baseOffset+1).
+seed_histograms() {
+  echo "# seed workloads on disk, from golden/seed/*/00000000000000000000.log.plain.stdout"
+  local f
+  for f in "$GOLD"/seed/*/00000000000000000000.log.plain.stdout; do
+    awk -v p="$(basename "$(dirname "$f")")" '
+      /^baseOffset:/ { n = $4 - $2 + 1; c[n]++; tot += n; b++ }
+      END {
+        s = ""
+        # most frequent batch size first, ties by larger batch first
+        while (length(c) > 0) {
+          best = ""
+          for (k in c) if (best == "" || c[k] > c[best] || (c[k] == c[best] && k + 0 > best + 0)) best = k
+          s = s " " best "x" c[best]
+          delete c[best]
+        }
+        printf "%s: %d batches, %d records, records per batch:%s\n", p, b, tot, s
+      }' "$f"
+  done
+}
+
 goldens() {
+  DUMP_CLASS="$(dump_class)"
   rm -rf "$GOLD"
   RCDIR="$(mktemp -d "${TMPDIR:-/tmp}/kseg-rc.XXXXXX")"
   local dir rel c topic f base ext decoder
@@ -155,6 +179,18 @@ goldens() {
     golden "$rel/ALL.plain" --files "$joined"
     golden "$rel/ALL.deep" --files "$joined" --deep-iteration
   done
+  # command-line behaviour: help, version, argument errors, a missing file
+  local e=$SEG/edge/edge-0/00000000000000000000
+  golden args/no-args
+  golden args/help --help
+  golden args/version --version
+  golden args/missing-files --deep-iteration
+  golden args/unknown-option --files "$e.log" --xyz
+  golden args/abbreviated-option --files "$e.log" --print
+  golden args/equals-form "--files=$e.log" --max-bytes=2000
+  golden args/max-bytes --files "$e.log" --max-bytes 2000 --deep-iteration
+  golden args/missing-log-file --files "$SEG/edge/edge-0/00000000000000009999.log"
+  golden args/space-after-comma --files "$e.index, $e.timeindex"
   wait
   {
     printf '# kafka-dump-log goldens from Apache Kafka %s (class %s), run from the repo root.\n' "$(kafka_version)" "$DUMP_CLASS"
@@ -162,6 +198,8 @@ goldens() {
     printf '# All paths are relative to the repo root. In the goldens, ${REPO} stands for the absolute path of the\n'
     printf '# repo root where Kafka printed an absolute path (e.g. "Mismatches in :${REPO}/testdata/...");\n'
     printf '# substitute it (or replace your own absolute prefix with ${REPO}) before comparing.\n'
+    printf '# Exit code 1 rows (golden/args/: usage errors and crashes) end stderr with a JVM stack trace whose\n'
+    printf '# java.base frames depend on the JDK that ran the tool (OpenJDK 17): compare the first stderr line.\n'
     printf '# Regenerate with: make oracle (oracle/regen.sh). See testdata/segments/README.md.\n'
     local i
     for i in "${!MANIFEST_ROWS[@]}"; do
@@ -169,6 +207,7 @@ goldens() {
     done
   } >"$SEG/MANIFEST.tsv"
   rm -rf "$RCDIR"
+  seed_histograms >"$SEG/SEED-HISTOGRAMS.txt"
   echo "oracle: ${#MANIFEST_ROWS[@]} goldens" >&2
 }
 

@@ -37,6 +37,11 @@ type Config struct {
 	KeyPrefix  string // record i has key KeyPrefix + (i mod KeyCount)
 	KeyCount   int    // 0: no key (sticky partitioning)
 	Headers    int    // each record carries this many headers "h<j>" = "x"
+	// TimestampStepMs >= 0 gives record i the explicit timestamp
+	// StartTime + i*TimestampStepMs (a ProducerRecord with a timestamp), so
+	// the timestamps no longer follow the virtual clock; -1 (the default)
+	// takes them from the clock when send() is called.
+	TimestampStepMs int64
 
 	// Producer settings (Java names and defaults).
 	BatchSize          int
@@ -80,6 +85,7 @@ func DefaultConfig() Config {
 		Partitions:         1,
 		Records:            200,
 		ValueSize:          100,
+		TimestampStepMs:    -1,
 		BatchSize:          16384,
 		LingerMs:           5,
 		Compression:        batch.CodecNone,
@@ -127,6 +133,8 @@ func (c *Config) Validate() error {
 		return configErr("key count must not be negative")
 	case c.Headers < 0:
 		return configErr("headers must not be negative")
+	case c.TimestampStepMs < -1:
+		return configErr("timestamp step must be >= 0 (or -1 for the clock)")
 	case c.BatchSize < 0:
 		return configErr("batch.size must not be negative")
 	case c.LingerMs < 0:

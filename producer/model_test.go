@@ -2,6 +2,7 @@ package producer
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -367,5 +368,58 @@ func TestConfigValidate(t *testing.T) {
 	d := DefaultConfig()
 	if err := d.Validate(); err != nil {
 		t.Errorf("defaults: %v", err)
+	}
+}
+
+// TestExplicitTimestamps: with TimestampStepMs >= 0 record i carries
+// StartTime + i*step whatever the virtual clock says, as a ProducerRecord
+// with an explicit timestamp does; -1 keeps the clock's time.
+func TestExplicitTimestamps(t *testing.T) {
+	tests := []struct {
+		name     string
+		step     int64
+		interval time.Duration
+		// wantBase/wantMax: a batch's timestamps relative to StartTime, from its first and last offsets.
+		wantBase, wantMax func(first, last int64) int64
+	}{
+		{"step 3, instant sends", 3, 0,
+			func(first, last int64) int64 { return 3 * first },
+			func(first, last int64) int64 { return 3 * last }},
+		{"step 0 ignores the send interval", 0, time.Millisecond,
+			func(first, last int64) int64 { return 0 },
+			func(first, last int64) int64 { return 0 }},
+		{"step 1 ignores a 5 ms send interval", 1, 5 * time.Millisecond,
+			func(first, last int64) int64 { return first },
+			func(first, last int64) int64 { return last }},
+		{"clock: 2 ms send interval", -1, 2 * time.Millisecond,
+			func(first, last int64) int64 { return 2 * first },
+			func(first, last int64) int64 { return 2 * last }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := seedConfig(func(c *Config) {
+				c.BatchSize, c.LingerMs = 1024, 100000
+				c.TimestampStepMs, c.SendInterval = tt.step, tt.interval
+			})
+			dir, _ := runTo(t, cfg)
+			bs := readLog(t, filepath.Join(dir, "kseg-ref-0"))
+			if len(bs) == 0 {
+				t.Fatal("no batches")
+			}
+			for k, b := range bs {
+				first, last := b.h.BaseOffset, b.h.LastOffset()
+				if got, want := b.h.BaseTimestamp-cfg.StartTime, tt.wantBase(first, last); got != want {
+					t.Errorf("batch %d: base timestamp start%+d, want start%+d", k, got, want)
+				}
+				if got, want := b.h.MaxTimestamp-cfg.StartTime, tt.wantMax(first, last); got != want {
+					t.Errorf("batch %d: max timestamp start%+d, want start%+d", k, got, want)
+				}
+			}
+		})
+	}
+	bad := DefaultConfig()
+	bad.TimestampStepMs = -2
+	if err := bad.Validate(); !errors.Is(err, ErrConfig) {
+		t.Errorf("TimestampStepMs -2: %v, want ErrConfig", err)
 	}
 }

@@ -223,6 +223,9 @@ func (s *sim) send() error {
 		part = PartitionForKey(key, s.cfg.Partitions)
 	}
 	tsMs := s.appTs / 1e6
+	if s.cfg.TimestampStepMs >= 0 {
+		tsMs = s.cfg.StartTime + i*s.cfg.TimestampStepMs
+	}
 	pb, full, created, ok := s.append(part, tsMs, key, ub)
 	if !ok {
 		if s.state != appWaitMem {

@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/index"
 )
 
 // Broker limits that decide rolls (PRODUCER-MODEL.md 6.4), for the default
@@ -291,28 +292,18 @@ func javaHashMapOrder(producers map[int64]*producerEntry) []int64 {
 	return ids
 }
 
-// appendSnapshot encodes ProducerSnapshot v1 (FORMAT.md section 7): int16
-// version, uint32 CRC-32C of bytes [6,len), int32 count, 46-byte entries in
-// Java HashMap iteration order.
+// appendSnapshot encodes the producer snapshot with package index's
+// encoder, entries in Java HashMap iteration order as the broker writes them.
 func appendSnapshot(dst []byte, producers map[int64]*producerEntry) []byte {
 	ids := javaHashMapOrder(producers)
-	start := len(dst)
-	dst = binary.BigEndian.AppendUint16(dst, 1)
-	dst = binary.BigEndian.AppendUint32(dst, 0)
-	dst = binary.BigEndian.AppendUint32(dst, uint32(len(ids)))
-	for _, id := range ids {
+	entries := make([]index.ProducerEntry, len(ids))
+	for i, id := range ids {
 		e := producers[id]
-		dst = binary.BigEndian.AppendUint64(dst, uint64(e.pid))
-		dst = binary.BigEndian.AppendUint16(dst, uint16(e.epoch))
-		dst = binary.BigEndian.AppendUint32(dst, uint32(e.lastSeq))
-		dst = binary.BigEndian.AppendUint64(dst, uint64(e.lastOffset))
-		dst = binary.BigEndian.AppendUint32(dst, uint32(e.offsetDelta))
-		dst = binary.BigEndian.AppendUint64(dst, uint64(e.timestamp))
-		dst = binary.BigEndian.AppendUint32(dst, 0xffffffff)         // coordinatorEpoch -1
-		dst = binary.BigEndian.AppendUint64(dst, 0xffffffffffffffff) // currentTxnFirstOffset -1
+		entries[i] = index.ProducerEntry{ProducerID: e.pid, Epoch: e.epoch, LastSequence: e.lastSeq,
+			LastOffset: e.lastOffset, OffsetDelta: e.offsetDelta, Timestamp: e.timestamp,
+			CoordinatorEpoch: -1, CurrentTxnFirstOffset: -1}
 	}
-	binary.BigEndian.PutUint32(dst[start+2:], batch.CRC32C(dst[start+6:]))
-	return dst
+	return index.NewSnapshot(entries).AppendTo(dst)
 }
 
 // close finishes the partition as a clean broker shutdown leaves it: the

@@ -44,6 +44,7 @@ type DumpOptions struct {
 	Format             Format
 	KeepGoing          bool // resynchronise after corrupt regions instead of stopping
 	MaxDecompressed    int
+	Progress           *Progress // told of every batch read; nil for none
 }
 
 // DefaultDumpOptions are kafka-dump-log's defaults.
@@ -244,6 +245,7 @@ func (d *Dumper) dumpLog(name string) error {
 	for {
 		for f.Next() {
 			e := f.Entry()
+			d.opts.Progress.Add(e.Size, 1)
 			raw, err := f.Bytes()
 			if err != nil {
 				return err

@@ -116,13 +116,19 @@ func (d *Dumper) dumpIndex(name string) error {
 	}
 	abs := absPath(name)
 	it := idx.Iter()
-	for i := int64(0); it.Next(); i++ {
+	prev := int64(-1)
+	for it.Next() {
 		ent := it.Entry()
+		if d.opts.Format != FormatKafka && it.Slot() > 0 && ent.Offset <= prev {
+			d.indexFinding(name, "index-not-increasing", "error", ent, fmt.Sprintf("entry %d (offset %d) does not follow the previous entry's offset %d: lookups can land on the wrong batch", it.Slot(), ent.Offset, prev))
+		}
+		prev = ent.Offset
 		first, err := firstBatchIn(log, logSize, int64(ent.Position), d.opts.MaxMessageSize, name)
 		if err != nil {
 			// Locate the failure at the index entry: the log position is
 			// in the cause, and it is not a byte of the index file.
-			return &segment.Error{File: name, Offset: i * 8, Err: fmt.Errorf("entry %d (offset %d, position %d): %w", i, ent.Offset, ent.Position, unwrapLocated(err))}
+			slot := int64(it.Slot())
+			return &segment.Error{File: name, Offset: slot * index.OffsetEntrySize, Err: fmt.Errorf("entry %d (offset %d, position %d): %w", slot, ent.Offset, ent.Position, unwrapLocated(err))}
 		}
 		if lo := lastOffsetOf(first); lo != ent.Offset {
 			m := d.indexMismatches.get(abs, func() map[int64]int64 { return map[int64]int64{} })
@@ -150,6 +156,20 @@ func (d *Dumper) dumpIndex(name string) error {
 // with baseOffset <= indexed offset. Entries written by a follower (one per
 // multi-batch append, before Kafka 4.0) satisfy it, so the strict mismatch
 // is reported as informational.
+func (d *Dumper) indexFinding(name, code, sev string, ent index.OffsetEntry, msg string) {
+	if d.json != nil {
+		d.json.begin("finding", name)
+		d.json.j.str("code", code)
+		d.json.j.str("severity", sev)
+		d.json.j.int("index_offset", ent.Offset)
+		d.json.j.int("position", int64(ent.Position))
+		d.json.j.str("message", msg)
+		d.json.end()
+		return
+	}
+	d.printf("kseg-%s: index offset %d at position %d: %s\n", sev, ent.Offset, ent.Position, msg)
+}
+
 func (d *Dumper) lookupInvariant(name string, base int64, ent index.OffsetEntry, first *segment.Entry, logSize int64) {
 	ok := first.Header.BaseOffset <= ent.Offset
 	msg := "strict mismatch only: a batch starts at the position and covers offsets up to the indexed one (a multi-batch append, as followers wrote before Kafka 4.0); lookups are correct"

@@ -19,3 +19,39 @@ func TestHistogram(t *testing.T) {
 		}
 	}
 }
+
+func TestParseHistogram(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    string // Histogram of the result
+		wantErr bool
+	}{
+		{"8x25", "8x25", false},
+		{"52x1 148x1", "148x1 52x1", false},
+		{"  8x2  8x3 ", "8x5", false},
+		{"", "", false},
+		{"8", "", true},
+		{"8x", "", true},
+		{"x3", "", true},
+		{"8x0", "", true},
+		{"-1x2", "", true},
+		{"8*25", "", true},
+	}
+	for _, tt := range tests {
+		got, err := ParseHistogram(tt.in)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("ParseHistogram(%q) err = %v", tt.in, err)
+			continue
+		}
+		if err == nil && Histogram(got) != tt.want {
+			t.Errorf("ParseHistogram(%q) = %q, want %q", tt.in, Histogram(got), tt.want)
+		}
+	}
+}
+
+func TestCountLine(t *testing.T) {
+	got := CountLine("u05-small-0", 25, 200, map[int]int{8: 25})
+	if want := "u05-small-0: 25 batches, 200 records, records per batch: 8x25"; got != want {
+		t.Errorf("got %q want %q", got, want)
+	}
+}

@@ -322,6 +322,7 @@ public class Workloads {
 
     // ---------------------------------------------------------------- transactions
 
+    @SuppressWarnings("removal") // ConsumerGroupMetadata(String): the simplest way to name a group here
     static void txn(String topic, String txnId) throws Exception {
         createTopic(topic);
         Properties p = producerProps();

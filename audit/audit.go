@@ -1,0 +1,796 @@
+package audit
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/index"
+	"github.com/kseg/kseg/segment"
+)
+
+// Options tune an audit.
+type Options struct {
+	// Compacted says the topic has cleanup.policy=compact even when the
+	// files show no sign of the cleaner yet.
+	Compacted bool
+	// SkipCRC trusts every batch's CRC: a pure header scan. Corrupt
+	// batches are then found only when they cannot be framed.
+	SkipCRC bool
+}
+
+// ringSize is how many recent batches per producer are kept to say where
+// the first copy of a duplicate is (the broker keeps 5).
+const ringSize = 16
+
+// ErrUnreadable marks input the audit could not open or read at all (as
+// opposed to corrupt bytes, which are findings).
+var ErrUnreadable = errors.New("unreadable input")
+
+type batchRef struct {
+	baseSeq, lastSeq int32
+	base, last       int64
+	file             string
+	pos              int64
+}
+
+type gapRef struct {
+	from, to int32 // missing sequences, inclusive
+	finding  int   // index into the findings
+}
+
+// producer is what the audit keeps per producer id.
+type prodState struct {
+	epoch    int16
+	seenData bool
+	// lastSeq is the highest sequence written in this epoch, NoSequence
+	// before the first batch of the epoch.
+	lastSeq int32
+	ring    [ringSize]batchRef
+	ringN   int
+	gaps    []gapRef
+
+	// The broker's view, as a producer snapshot records it: the last
+	// appended batch of the current epoch.
+	hasMeta     bool
+	metaSeq     int32
+	metaOffset  int64
+	metaDelta   int32
+	txnFirst    int64 // open transaction's first offset, -1 none
+	txnFile     string
+	txnPos      int64
+	txnBatches  int64
+	firstOffset int64
+	batches     int64
+	lastData    int64
+}
+
+type abortRec struct {
+	first   int64 // -1 when the marker closed no transaction the log shows
+	file    string
+	pos     int64
+	matched bool
+}
+
+type snapFile struct {
+	path string
+	at   int64
+}
+
+type auditor struct {
+	p    *Partition
+	opts Options
+	res  *Result
+	sum  *Summary
+
+	prods    map[int64]*prodState
+	prevLast int64 // last offset of the previous batch, -1 before the first
+	segBase0 int64 // first segment's base offset
+
+	snaps    []snapFile
+	nextSnap int
+
+	aborts map[[2]int64]*abortRec
+
+	nonIdem      int64
+	nonIdemFirst Finding
+
+	explained map[int]bool // findings compaction can explain
+	removed   map[int]bool // gap findings later filled by an out-of-order batch
+
+	br  batch.BatchReader
+	rec batch.Record
+
+	file string
+	// afterCorrupt is set when bytes were skipped: the offsets of the
+	// skipped batches are reported by the corrupt-batch finding, not
+	// again as an offset gap.
+	afterCorrupt bool
+}
+
+// Run audits one partition. The error is non-nil only when a file cannot
+// be opened or read (ErrUnreadable); damaged bytes become findings.
+func Run(p *Partition, opts Options) (*Result, error) {
+	a := &auditor{
+		p: p, opts: opts,
+		res:       &Result{},
+		prods:     map[int64]*prodState{},
+		prevLast:  -1,
+		segBase0:  -1,
+		aborts:    map[[2]int64]*abortRec{},
+		explained: map[int]bool{},
+		removed:   map[int]bool{},
+	}
+	a.sum = &a.res.Summary
+	*a.sum = Summary{Partition: p.Name, Dir: p.Dir, Segments: len(p.Logs), LogStartOffset: None, LogEndOffset: None,
+		TxnIndexes: len(p.TxnIndexes), Snapshots: len(p.Snapshots), Findings: map[Code]int{}, BySeverity: map[string]int{}}
+	switch {
+	case opts.Compacted:
+		a.compacted("--compacted given")
+	case p.CleanerFiles:
+		a.compacted(".cleaned or .swap files present")
+	default:
+		if topic, _, ok := index.ParsePartitionDir(p.Name); ok && (topic == "__consumer_offsets" || topic == "__transaction_state") {
+			a.compacted("internal topic " + topic + " is compacted")
+		}
+	}
+	if p.Whole {
+		for _, s := range p.Snapshots {
+			a.snaps = append(a.snaps, snapFile{s, baseOf(s)})
+		}
+	}
+	for i, path := range p.Logs {
+		if i == 0 {
+			a.segBase0 = baseOf(path)
+		}
+		if err := a.scanFile(path); err != nil {
+			return nil, err
+		}
+	}
+	for ; a.nextSnap < len(a.snaps); a.nextSnap++ {
+		a.compareSnapshot(a.snaps[a.nextSnap])
+	}
+	a.finish()
+	return a.res, nil
+}
+
+func (a *auditor) compacted(reason string) {
+	if !a.sum.Compacted {
+		a.sum.Compacted = true
+		a.sum.CompactedReason = reason
+	}
+}
+
+// add records a finding and returns its index. explained marks what
+// compaction can cause: it is downgraded to info on compacted partitions.
+func (a *auditor) add(f Finding, explained bool) int {
+	f.Partition = a.p.Name
+	a.res.Findings = append(a.res.Findings, f)
+	i := len(a.res.Findings) - 1
+	if explained {
+		a.explained[i] = true
+	}
+	return i
+}
+
+// at fills the location fields of a finding from a batch header.
+func at(code Code, sev Severity, file string, pos int64, h *batch.Header) Finding {
+	f := Finding{Code: code, Severity: sev, File: file, Position: pos, ProducerID: None, ProducerEpoch: None,
+		FirstOffset: None, LastOffset: None, RelatedOffset: None, BaseSequence: None, LastSequence: None}
+	if h != nil {
+		f.ProducerID, f.ProducerEpoch = h.ProducerID, h.ProducerEpoch
+		f.FirstOffset, f.LastOffset = h.BaseOffset, h.LastOffset()
+		f.BaseSequence, f.LastSequence = h.BaseSequence, h.LastSequence()
+	}
+	return f
+}
+
+func (a *auditor) scanFile(path string) error {
+	f, err := segment.Open(path, 0)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrUnreadable, err)
+	}
+	defer f.Close()
+	a.file = path
+	segBase := baseOf(path)
+	first := true
+	for {
+		if !f.Next() {
+			err := f.Err()
+			if err == nil {
+				if rest := f.End() - f.Pos(); rest > 0 {
+					fd := at(CorruptBatch, Warning, path, f.Pos(), nil)
+					fd.Count = rest
+					fd.Message = fmt.Sprintf("%d bytes at the end of the segment do not form a complete batch (a torn write, or a file copied while the broker was writing)", rest)
+					a.add(fd, false)
+				}
+				break
+			}
+			var se *segment.Error
+			pos := f.Pos()
+			if errors.As(err, &se) && !errors.Is(err, segment.ErrRecordSize) && !isIOError(err) {
+				pos = se.Offset
+			}
+			if isIOError(err) {
+				return fmt.Errorf("%w: %v", ErrUnreadable, err)
+			}
+			next, ok := f.Resync(f.Pos() + 1)
+			fd := at(CorruptBatch, Error, path, pos, nil)
+			fd.Count = next - f.Pos()
+			fd.Message = fmt.Sprintf("cannot frame a batch here (%v); skipped %d bytes", errors.Unwrap(err), fd.Count)
+			if !ok {
+				fd.Message = fmt.Sprintf("cannot frame a batch here (%v); no valid batch follows in the remaining %d bytes", errors.Unwrap(err), fd.Count)
+			}
+			a.add(fd, false)
+			a.afterCorrupt = true
+			if !ok {
+				break
+			}
+			continue
+		}
+		e := f.Entry()
+		var b []byte
+		if e.Magic < batch.MagicV2 || !a.opts.SkipCRC || e.Header.IsControl() {
+			if b, err = f.Bytes(); err != nil {
+				if isIOError(err) {
+					return fmt.Errorf("%w: %v", ErrUnreadable, err)
+				}
+				break
+			}
+		}
+		if e.Magic < batch.MagicV2 {
+			a.legacy(e, b)
+			continue
+		}
+		h := e.Header
+		if !a.opts.SkipCRC && (e.Size < batch.HeaderSize || !batch.ValidCRC(b)) {
+			entryPos, size := e.Pos, e.Size
+			next, ok := f.Resync(entryPos + 1)
+			fd := at(CorruptBatch, Error, path, entryPos, &h)
+			fd.Count = next - entryPos
+			fd.Message = fmt.Sprintf("batch at offset %d fails its CRC-32C (stored %d, computed %d); skipped %d bytes", h.BaseOffset, h.CRC, batch.ComputeCRC(b), fd.Count)
+			if e.Size < batch.HeaderSize {
+				fd.Message = fmt.Sprintf("entry of %d bytes is shorter than a v2 batch header; skipped %d bytes", size, fd.Count)
+			}
+			a.add(fd, false)
+			a.afterCorrupt = true
+			if !ok {
+				break
+			}
+			continue
+		}
+		if first {
+			first = false
+			if h.BaseOffset != segBase && segBase >= 0 {
+				a.compacted(fmt.Sprintf("segment %s starts at offset %d, not at its base offset %d", filepath.Base(path), h.BaseOffset, segBase))
+			}
+			if a.prevLast >= 0 && segBase >= 0 && segBase != a.prevLast+1 {
+				a.compacted(fmt.Sprintf("segment %s has base offset %d after last offset %d", filepath.Base(path), segBase, a.prevLast))
+			}
+		}
+		a.batch(&h, e.Pos, b)
+	}
+	return nil
+}
+
+func isIOError(err error) bool {
+	var pe *os.PathError
+	return errors.As(err, &pe)
+}
+
+// legacy accounts for a magic 0/1 entry: no producer id, offsets from its
+// (last inner) offset.
+func (a *auditor) legacy(e *segment.Entry, b []byte) {
+	a.sum.Batches++
+	a.sum.Records++
+	if len(b) >= 8 {
+		off := int64(binary.BigEndian.Uint64(b))
+		if a.sum.LogStartOffset == None {
+			a.sum.LogStartOffset = off
+		}
+		a.prevLast = max(a.prevLast, off)
+		a.sum.LogEndOffset = a.prevLast + 1
+	}
+	a.countNonIdem(e.Pos, nil)
+}
+
+func (a *auditor) countNonIdem(pos int64, h *batch.Header) {
+	a.sum.NonIdempotentBatches++
+	if a.nonIdem == 0 {
+		a.nonIdemFirst = at(NonIdempotentBatches, Info, a.file, pos, h)
+	}
+	a.nonIdem++
+}
+
+func (a *auditor) batch(h *batch.Header, pos int64, b []byte) {
+	// Producer snapshots are taken at batch boundaries: compare each one
+	// before the first batch at or past its offset.
+	for a.nextSnap < len(a.snaps) && a.snaps[a.nextSnap].at <= h.BaseOffset {
+		a.compareSnapshot(a.snaps[a.nextSnap])
+		a.nextSnap++
+	}
+	a.sum.Batches++
+	a.sum.Records += int64(h.RecordCount)
+	if a.sum.LogStartOffset == None {
+		a.sum.LogStartOffset = h.BaseOffset
+		if a.segBase0 >= 0 && h.BaseOffset > a.segBase0 {
+			fd := at(OffsetGap, Warning, a.file, pos, h)
+			fd.RelatedOffset = a.segBase0
+			fd.Count = h.BaseOffset - a.segBase0
+			fd.Message = fmt.Sprintf("the first batch starts at offset %d although the segment's base offset is %d: %d offsets missing", h.BaseOffset, a.segBase0, fd.Count)
+			a.add(fd, true)
+		}
+	}
+	if h.HasDeleteHorizon() {
+		a.compacted(fmt.Sprintf("batch at offset %d carries a delete horizon (written by the log cleaner)", h.BaseOffset))
+	}
+	if a.prevLast >= 0 {
+		switch {
+		case h.BaseOffset > a.prevLast+1 && !a.afterCorrupt:
+			fd := at(OffsetGap, Warning, a.file, pos, h)
+			fd.RelatedOffset = a.prevLast
+			fd.Count = h.BaseOffset - a.prevLast - 1
+			fd.Message = fmt.Sprintf("offsets %d..%d are missing between the batch ending at %d and the batch starting at %d", a.prevLast+1, h.BaseOffset-1, a.prevLast, h.BaseOffset)
+			a.add(fd, true)
+		case h.BaseOffset <= a.prevLast:
+			fd := at(OffsetGap, Error, a.file, pos, h)
+			fd.RelatedOffset = a.prevLast
+			fd.Count = h.BaseOffset - a.prevLast - 1
+			fd.Message = fmt.Sprintf("offsets go backwards: the batch starts at %d but offsets up to %d are already in the log", h.BaseOffset, a.prevLast)
+			a.add(fd, false)
+		}
+	}
+	a.prevLast = max(a.prevLast, h.LastOffset())
+	a.sum.LogEndOffset = a.prevLast + 1
+	a.afterCorrupt = false
+
+	if h.ProducerID < 0 {
+		if !h.IsControl() {
+			a.countNonIdem(pos, h)
+		}
+		return
+	}
+	a.sum.IdempotentBatches++
+	p := a.prods[h.ProducerID]
+	if p == nil {
+		p = &prodState{epoch: h.ProducerEpoch, lastSeq: batch.NoSequence, txnFirst: -1, firstOffset: h.BaseOffset, lastData: None}
+		a.prods[h.ProducerID] = p
+	}
+	p.batches++
+	if h.IsControl() {
+		a.control(p, h, pos, b)
+		return
+	}
+	a.data(p, h, pos)
+}
+
+// control handles a control batch of a producer: COMMIT and ABORT markers
+// end its transaction.
+func (a *auditor) control(p *prodState, h *batch.Header, pos int64, b []byte) {
+	typ, err := a.controlType(h, b)
+	if err != nil {
+		fd := at(CorruptBatch, Error, a.file, pos, h)
+		fd.Message = fmt.Sprintf("control batch at offset %d cannot be decoded: %v", h.BaseOffset, err)
+		a.add(fd, false)
+		return
+	}
+	if typ != batch.ControlCommit && typ != batch.ControlAbort {
+		return
+	}
+	if typ == batch.ControlCommit {
+		a.sum.Committed++
+	} else {
+		a.sum.Aborted++
+	}
+	if h.ProducerEpoch < p.epoch {
+		fd := at(EpochRegression, Error, a.file, pos, h)
+		fd.Message = fmt.Sprintf("%s marker of producer %d has epoch %d after epoch %d: a fenced producer's marker was written", typ.Name(), h.ProducerID, h.ProducerEpoch, p.epoch)
+		a.add(fd, false)
+		return
+	}
+	if h.ProducerEpoch > p.epoch {
+		// Transaction version 2 bumps the epoch with every marker (and a
+		// coordinator abort on fencing does too): a new epoch starts with
+		// no sequence state.
+		p.newEpoch(h.ProducerEpoch)
+	}
+	if p.txnFirst >= 0 {
+		if typ == batch.ControlAbort {
+			a.aborts[[2]int64{h.ProducerID, h.BaseOffset}] = &abortRec{first: p.txnFirst, file: a.file, pos: pos}
+		}
+		p.txnFirst = -1
+		p.txnBatches = 0
+		return
+	}
+	if typ == batch.ControlAbort {
+		a.aborts[[2]int64{h.ProducerID, h.BaseOffset}] = &abortRec{first: -1, file: a.file, pos: pos}
+	}
+	fd := at(MarkerWithoutTransaction, Warning, a.file, pos, h)
+	if !p.seenData && a.segBase0 > 0 {
+		fd.Severity = Info
+		fd.Message = fmt.Sprintf("%s marker of producer %d at offset %d ends no transaction in the log; it may have begun before the log start offset %d", typ.Name(), h.ProducerID, h.BaseOffset, a.segBase0)
+	} else {
+		fd.Message = fmt.Sprintf("%s marker of producer %d at offset %d ends no open transaction", typ.Name(), h.ProducerID, h.BaseOffset)
+	}
+	// The cleaner removes aborted data (and committed data superseded by
+	// later keys) but keeps the marker until the delete horizon.
+	a.add(fd, true)
+}
+
+func (a *auditor) controlType(h *batch.Header, b []byte) (batch.ControlType, error) {
+	if err := a.br.Open(b, h); err != nil {
+		return 0, err
+	}
+	ok, err := a.br.Next(&a.rec)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, errors.New("control batch has no record")
+	}
+	return batch.ParseControlKey(a.rec.Key)
+}
+
+func (p *prodState) newEpoch(e int16) {
+	p.epoch = e
+	p.lastSeq = batch.NoSequence
+	p.ringN = 0
+	p.gaps = p.gaps[:0]
+	p.hasMeta = false
+}
+
+func (p *prodState) push(r batchRef) {
+	p.ring[p.ringN%ringSize] = r
+	p.ringN++
+}
+
+// find returns the retained batch with exactly these sequences.
+func (p *prodState) find(base, last int32) *batchRef {
+	n := min(p.ringN, ringSize)
+	for i := 0; i < n; i++ {
+		r := &p.ring[(p.ringN-1-i)%ringSize]
+		if r.baseSeq == base && r.lastSeq == last {
+			return r
+		}
+	}
+	return nil
+}
+
+// nextSeq is the sequence after s, with Kafka's wrap past MaxInt32 to 0.
+func nextSeq(s int32) int32 {
+	if s == math.MaxInt32 {
+		return 0
+	}
+	return s + 1
+}
+
+// data checks a data batch of a producer against its state.
+func (a *auditor) data(p *prodState, h *batch.Header, pos int64) {
+	base, last := h.BaseSequence, h.LastSequence()
+	firstBatch := !p.seenData
+	p.seenData = true
+	switch {
+	case h.ProducerEpoch < p.epoch:
+		fd := at(EpochRegression, Error, a.file, pos, h)
+		fd.Message = fmt.Sprintf("producer %d writes with epoch %d after epoch %d: a fenced (zombie) producer's batch is in the log", h.ProducerID, h.ProducerEpoch, p.epoch)
+		a.add(fd, false)
+		return
+	case h.ProducerEpoch > p.epoch:
+		p.newEpoch(h.ProducerEpoch)
+		if base != 0 && base != batch.NoSequence {
+			fd := at(EpochBumpNonzeroSequence, Warning, a.file, pos, h)
+			fd.Count = int64(base)
+			fd.Message = fmt.Sprintf("producer %d starts epoch %d at sequence %d, not 0", h.ProducerID, h.ProducerEpoch, base)
+			a.add(fd, true)
+		}
+	case base == batch.NoSequence:
+	case firstBatch:
+		// Data may precede the log start (retention), so any sequence is
+		// acceptable — unless the log demonstrably starts at offset 0.
+		if base != 0 && a.segBase0 == 0 {
+			fd := at(SequenceGap, Error, a.file, pos, h)
+			fd.Count = int64(base)
+			fd.Message = fmt.Sprintf("the first batch of producer %d (epoch %d) starts at sequence %d although the log starts at offset 0: %d sequences missing", h.ProducerID, h.ProducerEpoch, base, base)
+			a.add(fd, true)
+		}
+	case p.lastSeq == batch.NoSequence:
+		// A marker bumped the epoch: the next batch must start at 0.
+		if base != 0 {
+			fd := at(EpochBumpNonzeroSequence, Warning, a.file, pos, h)
+			fd.Count = int64(base)
+			fd.Message = fmt.Sprintf("producer %d's first batch in epoch %d (after a transaction marker bumped it) starts at sequence %d, not 0", h.ProducerID, h.ProducerEpoch, base)
+			a.add(fd, true)
+		}
+	default:
+		a.sequence(p, h, pos, base, last)
+	}
+	if base != batch.NoSequence && last < base {
+		fd := at(SequenceWrap, Info, a.file, pos, h)
+		fd.Message = fmt.Sprintf("producer %d's sequence wraps past 2147483647 to 0 inside the batch at offset %d", h.ProducerID, h.BaseOffset)
+		a.add(fd, false)
+	}
+	if base != batch.NoSequence {
+		if p.lastSeq == batch.NoSequence || seqAfter(last, p.lastSeq) {
+			p.lastSeq = last
+		}
+		p.push(batchRef{baseSeq: base, lastSeq: last, base: h.BaseOffset, last: h.LastOffset(), file: a.file, pos: pos})
+	}
+	p.hasMeta, p.metaSeq, p.metaOffset, p.metaDelta = true, last, h.LastOffset(), h.LastOffsetDelta
+	p.lastData = h.LastOffset()
+	if h.IsTransactional() {
+		if p.txnFirst < 0 {
+			p.txnFirst, p.txnFile, p.txnPos = h.BaseOffset, a.file, pos
+		}
+		p.txnBatches++
+	}
+}
+
+// seqAfter reports whether sequence x comes after y, allowing one wrap.
+func seqAfter(x, y int32) bool {
+	d := int64(x) - int64(y)
+	if d < -math.MaxInt32/2 {
+		d += math.MaxInt32 + 1
+	}
+	return d > 0
+}
+
+// sequence checks a batch in the producer's current epoch.
+func (a *auditor) sequence(p *prodState, h *batch.Header, pos int64, base, last int32) {
+	want := nextSeq(p.lastSeq)
+	if base == want {
+		if p.lastSeq == math.MaxInt32 {
+			fd := at(SequenceWrap, Info, a.file, pos, h)
+			fd.Message = fmt.Sprintf("producer %d's sequence wraps from 2147483647 to 0 at offset %d", h.ProducerID, h.BaseOffset)
+			a.add(fd, false)
+		}
+		return
+	}
+	if seqAfter(base, want) {
+		missing := int64(base) - int64(want)
+		if missing < 0 {
+			missing += math.MaxInt32 + 1
+		}
+		fd := at(SequenceGap, Error, a.file, pos, h)
+		fd.RelatedOffset = p.metaOffset
+		fd.Count = missing
+		fd.Message = fmt.Sprintf("producer %d (epoch %d) jumps from sequence %d (offset %d) to %d: %d sequences missing", h.ProducerID, h.ProducerEpoch, p.lastSeq, p.metaOffset, base, missing)
+		i := a.add(fd, true)
+		p.gaps = append(p.gaps, gapRef{from: want, to: base - 1, finding: i})
+		if len(p.gaps) > ringSize {
+			p.gaps = p.gaps[1:]
+		}
+		return
+	}
+	// The batch goes backwards: a repeat, or one written out of order.
+	if r := p.find(base, last); r != nil {
+		fd := at(DuplicateSequence, Error, a.file, pos, h)
+		fd.RelatedOffset = r.base
+		fd.Count = int64(last) - int64(base) + 1
+		fd.Message = fmt.Sprintf("producer %d (epoch %d) repeats sequences %d..%d; the first copy is at offset %d (%s, position %d)", h.ProducerID, h.ProducerEpoch, base, last, r.base, filepath.Base(r.file), r.pos)
+		a.add(fd, false)
+		return
+	}
+	for gi, g := range p.gaps {
+		if !seqAfter(g.from, base) && !seqAfter(last, g.to) {
+			fd := at(SequenceRegression, Error, a.file, pos, h)
+			gf := &a.res.Findings[g.finding]
+			fd.RelatedOffset = gf.FirstOffset
+			fd.Count = int64(last) - int64(base) + 1
+			fd.Message = fmt.Sprintf("producer %d (epoch %d) writes sequences %d..%d out of order, after the batch at offset %d that follows them", h.ProducerID, h.ProducerEpoch, base, last, gf.FirstOffset)
+			a.add(fd, false)
+			if g.from == base && g.to == last {
+				// The out-of-order batch fills the hole exactly: no data is
+				// missing after all.
+				a.removed[g.finding] = true
+				p.gaps = append(p.gaps[:gi], p.gaps[gi+1:]...)
+			}
+			return
+		}
+	}
+	fd := at(SequenceRegression, Error, a.file, pos, h)
+	fd.RelatedOffset = p.metaOffset
+	fd.Message = fmt.Sprintf("producer %d (epoch %d) goes back from sequence %d (offset %d) to %d without an epoch change", h.ProducerID, h.ProducerEpoch, p.lastSeq, p.metaOffset, base)
+	if !seqAfter(last, p.lastSeq) {
+		fd.Code = DuplicateSequence
+		fd.Count = int64(last) - int64(base) + 1
+		fd.Message = fmt.Sprintf("producer %d (epoch %d) repeats sequences %d..%d already written in this epoch (the first copy is older than the last %d batches kept)", h.ProducerID, h.ProducerEpoch, base, last, ringSize)
+	}
+	a.add(fd, false)
+}
+
+// compareSnapshot compares a producer snapshot named N with the state
+// replayed from the log up to offset N. Only contradictions count: a
+// producer the log never shows may have written before the log start, and
+// a producer the snapshot lacks may have expired.
+func (a *auditor) compareSnapshot(s snapFile) {
+	snap, err := index.ReadSnapshotFile(s.path)
+	if err != nil {
+		fd := at(SnapshotMismatch, Warning, s.path, 0, nil)
+		var ie *index.Error
+		if errors.As(err, &ie) && ie.Offset >= 0 {
+			fd.Position = ie.Offset
+		}
+		fd.Message = fmt.Sprintf("producer snapshot at offset %d cannot be read: %v", s.at, err)
+		a.add(fd, false)
+		return
+	}
+	logStart := a.sum.LogStartOffset
+	for i, e := range snap.Entries {
+		p := a.prods[e.ProducerID]
+		fd := at(SnapshotMismatch, Warning, s.path, int64(10+i*index.ProducerEntrySize), nil)
+		fd.ProducerID, fd.ProducerEpoch = e.ProducerID, e.Epoch
+		fd.FirstOffset = s.at
+		if e.HasBatchMetadata() {
+			fd.LastOffset = e.LastOffset
+			fd.BaseSequence, fd.LastSequence = e.FirstSequence(), e.LastSequence
+		}
+		var diffs []string
+		explained := false
+		switch {
+		case p == nil:
+			if e.HasBatchMetadata() && logStart != None && e.LastOffset >= logStart && e.LastOffset < s.at && e.LastOffset < a.sum.LogEndOffset {
+				diffs = append(diffs, fmt.Sprintf("it records a batch ending at offset %d but the log has no batch of this producer before offset %d", e.LastOffset, s.at))
+				explained = true
+			}
+		case e.Epoch != p.epoch:
+			diffs = append(diffs, fmt.Sprintf("epoch %d, but the log's is %d", e.Epoch, p.epoch))
+			explained = true
+		case e.HasBatchMetadata() && !p.hasMeta:
+			if e.LastOffset >= logStart {
+				diffs = append(diffs, fmt.Sprintf("it records a batch ending at offset %d in epoch %d but the log has none", e.LastOffset, e.Epoch))
+			}
+		case !e.HasBatchMetadata() && p.hasMeta:
+			diffs = append(diffs, fmt.Sprintf("it records no batch in epoch %d but the log's last is at offset %d", e.Epoch, p.metaOffset))
+		case e.HasBatchMetadata():
+			if e.LastSequence != p.metaSeq {
+				diffs = append(diffs, fmt.Sprintf("last sequence %d, log %d", e.LastSequence, p.metaSeq))
+			}
+			if e.LastOffset != p.metaOffset {
+				diffs = append(diffs, fmt.Sprintf("last offset %d, log %d", e.LastOffset, p.metaOffset))
+			}
+			if e.OffsetDelta != p.metaDelta {
+				diffs = append(diffs, fmt.Sprintf("offset delta %d, log %d", e.OffsetDelta, p.metaDelta))
+			}
+		}
+		if p != nil {
+			sf, sok := e.TxnFirstOffset()
+			switch {
+			case sok && sf < logStart:
+			case sok != (p.txnFirst >= 0):
+				diffs = append(diffs, fmt.Sprintf("open transaction %s, log %s", optOffset(sf, sok), optOffset(p.txnFirst, p.txnFirst >= 0)))
+			case sok && sf != p.txnFirst:
+				diffs = append(diffs, fmt.Sprintf("open transaction from offset %d, log from %d", sf, p.txnFirst))
+			}
+		}
+		if len(diffs) == 0 {
+			continue
+		}
+		fd.RelatedOffset = s.at
+		fd.Message = fmt.Sprintf("snapshot %s disagrees with the log up to offset %d for producer %d: %s", filepath.Base(s.path), s.at, e.ProducerID, strings.Join(diffs, "; "))
+		a.add(fd, explained)
+	}
+}
+
+func optOffset(v int64, ok bool) string {
+	if !ok {
+		return "none"
+	}
+	return fmt.Sprintf("from offset %d", v)
+}
+
+// finish adds the end-of-log findings, resolves severities and fills in
+// the summary.
+func (a *auditor) finish() {
+	pids := make([]int64, 0, len(a.prods))
+	for id := range a.prods {
+		pids = append(pids, id)
+	}
+	sort.Slice(pids, func(i, j int) bool { return pids[i] < pids[j] })
+	a.sum.Producers = len(pids)
+	for _, id := range pids {
+		p := a.prods[id]
+		a.res.Producers = append(a.res.Producers, ProducerState{ID: id, Epoch: p.epoch, LastSequence: p.lastSeq, LastOffset: p.lastData, Batches: p.batches})
+		if p.txnFirst < 0 {
+			continue
+		}
+		a.sum.Open++
+		fd := at(UnterminatedTransaction, Warning, p.txnFile, p.txnPos, nil)
+		fd.ProducerID, fd.ProducerEpoch = id, p.epoch
+		fd.FirstOffset, fd.LastOffset = p.txnFirst, a.sum.LogEndOffset-1
+		fd.Count = p.txnBatches
+		fd.Message = fmt.Sprintf("producer %d's transaction from offset %d (%d batches) has no COMMIT or ABORT marker by the end of the log (offset %d)", id, p.txnFirst, p.txnBatches, a.sum.LogEndOffset-1)
+		a.add(fd, false)
+	}
+	if a.nonIdem > 0 && a.sum.IdempotentBatches > 0 {
+		fd := a.nonIdemFirst
+		fd.Count = a.nonIdem
+		fd.Message = fmt.Sprintf("%d batches without a producer id are mixed in with %d idempotent ones (the first at offset %d)", a.nonIdem, a.sum.IdempotentBatches, fd.FirstOffset)
+		a.add(fd, false)
+	}
+	if a.p.Whole {
+		a.compareTxnIndexes()
+	}
+	out := a.res.Findings[:0]
+	for i, f := range a.res.Findings {
+		if a.removed[i] {
+			continue
+		}
+		if a.explained[i] && a.sum.Compacted && f.Severity > Info {
+			f.Severity = Info
+			f.Message += " (compacted partition: the log cleaner explains this)"
+		}
+		out = append(out, f)
+		a.sum.Findings[f.Code]++
+		a.sum.BySeverity[f.Severity.String()]++
+	}
+	a.res.Findings = out
+}
+
+// compareTxnIndexes checks the aborted transactions the log shows against
+// the .txnindex entries: producer id, first offset and last (marker) offset.
+func (a *auditor) compareTxnIndexes() {
+	logStart := a.sum.LogStartOffset
+	for _, path := range a.p.TxnIndexes {
+		x, err := index.OpenTxnIndex(path)
+		if err != nil {
+			fd := at(TxnIndexMismatch, Warning, path, 0, nil)
+			fd.Message = fmt.Sprintf("cannot read the transaction index: %v", err)
+			a.add(fd, false)
+			continue
+		}
+		it := x.Iter()
+		for it.Next() {
+			t := it.Entry()
+			r := a.aborts[[2]int64{t.ProducerID, t.LastOffset}]
+			ok := r != nil && (r.first == t.FirstOffset || (t.FirstOffset < logStart && (r.first < 0 || r.first >= logStart)))
+			if ok {
+				r.matched = true
+				continue
+			}
+			fd := at(TxnIndexMismatch, Error, path, it.ByteOffset(), nil)
+			fd.ProducerID = t.ProducerID
+			fd.FirstOffset, fd.LastOffset = t.FirstOffset, t.LastOffset
+			explained := true
+			switch {
+			case r == nil:
+				fd.Message = fmt.Sprintf("%s lists an aborted transaction of producer %d over offsets %d..%d but the log has no ABORT marker of that producer at offset %d", filepath.Base(path), t.ProducerID, t.FirstOffset, t.LastOffset, t.LastOffset)
+			case r.first < 0:
+				fd.Message = fmt.Sprintf("%s lists an aborted transaction of producer %d from offset %d but the log shows no data of it before the ABORT marker at %d", filepath.Base(path), t.ProducerID, t.FirstOffset, t.LastOffset)
+				r.matched = true
+			default:
+				fd.RelatedOffset = r.first
+				fd.Message = fmt.Sprintf("%s says producer %d's aborted transaction ending at %d began at offset %d; the log says %d", filepath.Base(path), t.ProducerID, t.LastOffset, t.FirstOffset, r.first)
+				explained = t.FirstOffset < r.first
+				r.matched = true
+			}
+			a.add(fd, explained)
+		}
+		if err := it.Err(); err != nil {
+			fd := at(TxnIndexMismatch, Warning, path, it.ByteOffset(), nil)
+			fd.Message = fmt.Sprintf("transaction index cannot be read to the end: %v", err)
+			a.add(fd, false)
+		}
+		x.Close()
+	}
+	keys := make([][2]int64, 0, len(a.aborts))
+	for k, r := range a.aborts {
+		if !r.matched && r.first >= 0 {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i][1] < keys[j][1] })
+	for _, k := range keys {
+		r := a.aborts[k]
+		fd := at(TxnIndexMismatch, Error, r.file, r.pos, nil)
+		fd.ProducerID = k[0]
+		fd.FirstOffset, fd.LastOffset = r.first, k[1]
+		fd.Message = fmt.Sprintf("producer %d's transaction over offsets %d..%d was aborted (marker at %d) but no .txnindex lists it", k[0], r.first, k[1], k[1])
+		a.add(fd, false)
+	}
+}

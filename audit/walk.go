@@ -1,0 +1,105 @@
+package audit
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/kseg/kseg/index"
+	"github.com/kseg/kseg/segment"
+)
+
+// Partition is the set of files the audit reads for one partition.
+type Partition struct {
+	Name string // the directory's base name, e.g. orders-0
+	Dir  string
+	// Logs are the segment files in base-offset order.
+	Logs []string
+	// TxnIndexes and Snapshots are the partition's .txnindex files and
+	// producer snapshots, in offset order. Empty when only files were given.
+	TxnIndexes []string
+	Snapshots  []string
+	// CleanerFiles reports .cleaned or .swap files: the log cleaner has
+	// been at work on this partition.
+	CleanerFiles bool
+	// Whole is true when the directory was given (or found), false when
+	// only some of its segment files were named: then the audit does not
+	// compare against .txnindex files or snapshots.
+	Whole bool
+}
+
+// Partitions expands paths (segment files, partition directories or log
+// directories) with segment.Partitions, the walker every command shares,
+// and adds the files the audit compares the log against.
+func Partitions(paths []string) ([]*Partition, error) {
+	parts, err := segment.Partitions(paths)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Partition, 0, len(parts))
+	for _, sp := range parts {
+		p := &Partition{Name: filepath.Base(sp.Dir), Dir: sp.Dir}
+		if sp.Explicit() {
+			for _, s := range sp.Segments {
+				p.Logs = append(p.Logs, s.Path)
+			}
+		} else if err := p.fill(); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// fill lists the partition's files.
+func (p *Partition) fill() error {
+	ents, err := os.ReadDir(p.Dir)
+	if err != nil {
+		return err
+	}
+	p.Whole = true
+	p.Logs, p.TxnIndexes, p.Snapshots = nil, nil, nil
+	for _, e := range ents {
+		if e.IsDir() {
+			continue
+		}
+		sn, err := index.ParseSegmentName(e.Name())
+		if err != nil {
+			continue
+		}
+		path := filepath.Join(p.Dir, e.Name())
+		switch sn.State {
+		case index.StateCleaned, index.StateSwap:
+			p.CleanerFiles = true
+			continue
+		case index.StateNone:
+		default:
+			continue
+		}
+		switch sn.Kind {
+		case index.KindLog:
+			p.Logs = append(p.Logs, path)
+		case index.KindTxnIndex:
+			p.TxnIndexes = append(p.TxnIndexes, path)
+		case index.KindSnapshot:
+			p.Snapshots = append(p.Snapshots, path)
+		}
+	}
+	sortByBase(p.Logs)
+	sortByBase(p.TxnIndexes)
+	sortByBase(p.Snapshots)
+	return nil
+}
+
+// baseOf is the offset in a file's name, or -1.
+func baseOf(path string) int64 {
+	sn, err := index.ParseSegmentName(filepath.Base(path))
+	if err != nil {
+		return -1
+	}
+	return sn.BaseOffset
+}
+
+func sortByBase(paths []string) {
+	sort.SliceStable(paths, func(i, j int) bool { return baseOf(paths[i]) < baseOf(paths[j]) })
+}

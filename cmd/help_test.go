@@ -1,0 +1,73 @@
+package cmd
+
+import (
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// Every command, including help and completion and their sub-commands,
+// shows an example in its help.
+func TestEveryCommandHasExample(t *testing.T) {
+	root := newRoot(&bytes.Buffer{}, &bytes.Buffer{})
+	var walk func(c *cobra.Command)
+	n := 0
+	walk = func(c *cobra.Command) {
+		if c.Hidden {
+			return
+		}
+		n++
+		if strings.TrimSpace(c.Example) == "" {
+			t.Errorf("%q has no Example", c.CommandPath())
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+	for _, want := range []string{"completion", "report", "count", "dump", "audit", "help"} {
+		if c, _, err := root.Find([]string{want}); err != nil || c.Name() != want {
+			t.Errorf("command %s not registered", want)
+		}
+	}
+	if n < 10 {
+		t.Errorf("walked %d commands", n)
+	}
+	// dump parses its own flags: -h prints the examples on stdout; --help
+	// behaves as kafka-dump-log's (usage on stderr, exit 1).
+	out, _, code := execKseg(t, "dump", "-h")
+	if code != 0 || !strings.Contains(out, "Examples:\n  kseg dump ") {
+		t.Errorf("kseg dump -h: exit %d, no examples", code)
+	}
+	out, errOut, code := execKseg(t, "dump", "--help")
+	if code != 1 || out != "" || !strings.Contains(errOut, "Examples:\n  kseg dump ") {
+		t.Errorf("kseg dump --help: exit %d, stdout %q, want usage on stderr and exit 1", code, out)
+	}
+}
+
+func TestCompletionAndVersion(t *testing.T) {
+	for _, sh := range []string{"bash", "zsh", "fish"} {
+		out, stderr, code := execKseg(t, "completion", sh)
+		if code != 0 || !strings.Contains(out, "kseg") || len(out) < 500 {
+			t.Errorf("completion %s: exit %d, %d bytes, %s", sh, code, len(out), stderr)
+		}
+	}
+	out, _, code := execKseg(t, "--version")
+	if code != 0 || !strings.HasPrefix(out, "kseg version ") {
+		t.Errorf("--version: exit %d: %q", code, out)
+	}
+	// The README's build line stamps the commit.
+	bin := filepath.Join(t.TempDir(), "kseg")
+	b, err := exec.Command("go", "build", "-ldflags", "-X github.com/kseg/kseg/cmd.version=v9.8.7 -X github.com/kseg/kseg/cmd.commit=abc1234", "-o", bin, "..").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	got, err := exec.Command(bin, "--version").Output()
+	if err != nil || string(got) != "kseg version v9.8.7 (commit abc1234)\n" {
+		t.Errorf("stamped --version: %q, %v", got, err)
+	}
+}

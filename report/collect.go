@@ -1,0 +1,320 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kseg/kseg/audit"
+	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/segment"
+)
+
+// MaxPoints is how many batches a per-batch chart shows at most; above it
+// the batches are sampled at a regular stride (the caption says so).
+const MaxPoints = 2000
+
+// BatchPoint is one top-level batch as the report's charts see it.
+type BatchPoint struct {
+	BaseOffset, LastOffset int64
+	Records                int32
+	Bytes                  int64 // the whole entry, log overhead included
+	MaxTimestamp           int64 // -1 when none
+	ProducerID             int64 // -1 when none (and for legacy messages)
+	ProducerEpoch          int16
+	BaseSequence           int32
+	Codec                  batch.Codec
+	Control                bool
+}
+
+// sampler keeps every stride-th batch of a stream in at most 2*MaxPoints
+// entries: when full it drops every other kept point and doubles the
+// stride, so memory stays bounded and the sample stays evenly spread.
+type sampler struct {
+	max    int
+	stride int64
+	seen   int64
+	pts    []BatchPoint
+}
+
+func (s *sampler) add(p BatchPoint) {
+	if s.stride == 0 {
+		s.stride = 1
+	}
+	if s.seen%s.stride == 0 {
+		if len(s.pts) == 2*s.max {
+			k := 0
+			for i := 0; i < len(s.pts); i += 2 {
+				s.pts[k] = s.pts[i]
+				k++
+			}
+			s.pts = s.pts[:k]
+			s.stride *= 2
+		}
+		if s.seen%s.stride == 0 {
+			s.pts = append(s.pts, p)
+		}
+	}
+	s.seen++
+}
+
+// final thins the sample to at most max points.
+func (s *sampler) final() ([]BatchPoint, int64) {
+	for len(s.pts) > s.max {
+		k := 0
+		for i := 0; i < len(s.pts); i += 2 {
+			s.pts[k] = s.pts[i]
+			k++
+		}
+		s.pts = s.pts[:k]
+		s.stride *= 2
+	}
+	if s.stride == 0 {
+		s.stride = 1
+	}
+	return s.pts, s.stride
+}
+
+// PartitionData is everything the report shows of one partition.
+type PartitionData struct {
+	Name  string
+	Dir   string
+	Stats *segment.Stats
+	// Points are the batches in log order, every Stride-th one when the
+	// partition has more than MaxPoints batches.
+	Points []BatchPoint
+	Stride int64
+	// MinBytes and MaxBytes bound the batch sizes (of all batches).
+	MinBytes, MaxBytes int64
+	// Gaps are the largest time gaps between consecutive batches
+	// (CreateTime max timestamps), largest first.
+	Gaps []Gap
+	// Audit is the partition's audit; nil with AuditErr when it failed.
+	Audit    *audit.Result
+	AuditErr string
+}
+
+// Gap is the time between two consecutive batches.
+type Gap struct {
+	AfterOffset int64 // last offset of the earlier batch
+	Millis      int64
+}
+
+// Run is one log directory (or set of files) in the report.
+type Run struct {
+	Name       string
+	Path       string
+	Partitions []PartitionData
+}
+
+// ResolveRuns turns command-line paths into runs: a file, a partition
+// directory or a log directory is one run; a directory whose
+// sub-directories are log directories (a kseg produce --workload sweep) is
+// one run per sub-directory.
+func ResolveRuns(paths []string) ([]Run, error) {
+	var runs []Run
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		name := filepath.Base(filepath.Clean(p))
+		if !st.IsDir() || hasLogs(p) || hasPartitionChild(p) {
+			runs = append(runs, Run{Name: name, Path: p})
+			continue
+		}
+		ents, err := os.ReadDir(p)
+		if err != nil {
+			return nil, err
+		}
+		n := len(runs)
+		for _, e := range ents {
+			sub := filepath.Join(p, e.Name())
+			if e.IsDir() && hasPartitionChild(sub) {
+				runs = append(runs, Run{Name: e.Name(), Path: sub})
+			}
+		}
+		if len(runs) == n { // let segment.Partitions say what is wrong
+			runs = append(runs, Run{Name: name, Path: p})
+		}
+	}
+	return runs, nil
+}
+
+func hasLogs(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".log") {
+			return true
+		}
+	}
+	return false
+}
+
+func hasPartitionChild(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if e.IsDir() && hasLogs(filepath.Join(dir, e.Name())) {
+			return true
+		}
+	}
+	return false
+}
+
+// CollectOptions tune Collect.
+type CollectOptions struct {
+	Audit    bool // run the producer audit of each partition
+	Progress *Progress
+}
+
+// Collect reads each run's partitions: count statistics (with the
+// compression ratio, as count --detail), sampled per-batch points and,
+// optionally, the audit.
+func Collect(runs []Run, opts CollectOptions) error {
+	for i := range runs {
+		parts, err := segment.Partitions([]string{runs[i].Path})
+		if err != nil {
+			return err
+		}
+		for j := range parts {
+			pd, err := collectPartition(&parts[j], opts)
+			if err != nil {
+				return err
+			}
+			runs[i].Partitions = append(runs[i].Partitions, *pd)
+		}
+	}
+	return nil
+}
+
+// TotalBytes is the size of the runs' segment files, for progress.
+func TotalBytes(runs []Run) int64 {
+	var n int64
+	for _, r := range runs {
+		parts, err := segment.Partitions([]string{r.Path})
+		if err != nil {
+			continue
+		}
+		for _, p := range parts {
+			for _, s := range p.Segments {
+				if st, err := os.Stat(s.Path); err == nil {
+					n += st.Size()
+				}
+			}
+		}
+	}
+	return n
+}
+
+func collectPartition(p *segment.Partition, opts CollectOptions) (*PartitionData, error) {
+	c := &segment.Counter{Options: segment.CountOptions{Uncompressed: true}}
+	if opts.Progress != nil {
+		c.Options.Progress = opts.Progress.Add
+	}
+	st, err := c.CountPartition(p)
+	if err != nil {
+		return nil, err
+	}
+	pd := &PartitionData{Name: p.Name(), Dir: p.Dir, Stats: st}
+	smp := &sampler{max: MaxPoints}
+	var dec batch.Decompressor
+	var inner []batch.LegacyMessage
+	prevTS, prevLast := int64(-1), int64(-1)
+	for _, seg := range p.Segments {
+		f, err := segment.Open(seg.Path, 0)
+		if err != nil {
+			return nil, err
+		}
+		for f.Next() {
+			e := f.Entry()
+			var bp BatchPoint
+			if e.Magic >= batch.MagicV2 {
+				h := &e.Header
+				bp = BatchPoint{BaseOffset: h.BaseOffset, LastOffset: h.LastOffset(), Records: h.RecordCount, Bytes: e.Size,
+					MaxTimestamp: max(h.MaxTimestamp, -1), ProducerID: h.ProducerID, ProducerEpoch: h.ProducerEpoch,
+					BaseSequence: h.BaseSequence, Codec: h.Codec(), Control: h.IsControl()}
+			} else {
+				b, err := f.Bytes()
+				if err != nil {
+					f.Close()
+					return nil, err
+				}
+				m, err := batch.ParseLegacy(b)
+				if err != nil {
+					f.Close()
+					return nil, &segment.Error{File: seg.Path, Offset: e.Pos, Err: err}
+				}
+				bp = BatchPoint{BaseOffset: m.Offset, LastOffset: m.Offset, Records: 1, Bytes: e.Size,
+					MaxTimestamp: max(m.Timestamp, -1), ProducerID: -1, BaseSequence: -1, Codec: m.Codec()}
+				if m.Codec() != batch.CodecNone {
+					inner, err = batch.LegacyInner(&m, &dec, inner)
+					if err != nil {
+						f.Close()
+						return nil, &segment.Error{File: seg.Path, Offset: e.Pos, Err: err}
+					}
+					bp.BaseOffset, bp.Records = inner[0].Offset, int32(len(inner))
+				}
+			}
+			if bp.MaxTimestamp >= 0 {
+				if prevTS >= 0 && bp.MaxTimestamp > prevTS {
+					pd.Gaps = topGaps(pd.Gaps, Gap{AfterOffset: prevLast, Millis: bp.MaxTimestamp - prevTS}, 5)
+				}
+				prevTS = bp.MaxTimestamp
+			}
+			prevLast = bp.LastOffset
+			if pd.MinBytes == 0 || bp.Bytes < pd.MinBytes {
+				pd.MinBytes = bp.Bytes
+			}
+			pd.MaxBytes = max(pd.MaxBytes, bp.Bytes)
+			smp.add(bp)
+			opts.Progress.Add(e.Size, 1)
+		}
+		err = f.Err()
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	pd.Points, pd.Stride = smp.final()
+	if opts.Audit {
+		aps, err := audit.Partitions([]string{p.Dir})
+		switch {
+		case err != nil:
+			pd.AuditErr = err.Error()
+		case len(aps) != 1:
+			pd.AuditErr = "partition not found by the audit"
+		default:
+			r, err := audit.Run(aps[0], audit.Options{})
+			if err != nil {
+				pd.AuditErr = err.Error()
+			} else {
+				pd.Audit = r
+			}
+		}
+	}
+	return pd, nil
+}
+
+// topGaps keeps the n largest gaps, largest first.
+func topGaps(gs []Gap, g Gap, n int) []Gap {
+	i := len(gs)
+	for i > 0 && gs[i-1].Millis < g.Millis {
+		i--
+	}
+	if i >= n {
+		return gs
+	}
+	gs = append(gs, Gap{})
+	copy(gs[i+1:], gs[i:])
+	gs[i] = g
+	if len(gs) > n {
+		gs = gs[:n]
+	}
+	return gs
+}

@@ -1,0 +1,64 @@
+package report
+
+import "testing"
+
+// The sampler keeps at most max points, every stride-th batch from the
+// first, whatever the number of batches.
+func TestSampler(t *testing.T) {
+	for _, n := range []int64{0, 1, 7, 8, 9, 16, 17, 100, 1000, 12345} {
+		s := &sampler{max: 8}
+		for i := int64(0); i < n; i++ {
+			s.add(BatchPoint{BaseOffset: i})
+		}
+		pts, stride := s.final()
+		if len(pts) > 8 {
+			t.Errorf("n=%d: %d points kept, max 8", n, len(pts))
+		}
+		if want := (n + stride - 1) / stride; int64(len(pts)) != want {
+			t.Errorf("n=%d stride %d: %d points, want %d", n, stride, len(pts), want)
+		}
+		if n <= 8 && stride != 1 {
+			t.Errorf("n=%d: stride %d, want 1 (no sampling)", n, stride)
+		}
+		for i, p := range pts {
+			if p.BaseOffset != int64(i)*stride {
+				t.Errorf("n=%d: point %d is batch %d, want %d", n, i, p.BaseOffset, int64(i)*stride)
+				break
+			}
+		}
+	}
+}
+
+func TestHistogramBins(t *testing.T) {
+	few := map[int]int{8: 25, 4: 1}
+	if b := histogramBins(few); len(b) != 2 || b[0] != (bin{4, 4, 1}) || b[1] != (bin{8, 8, 25}) {
+		t.Errorf("bins %v", b)
+	}
+	many := map[int]int{}
+	total := 0
+	for k := 1; k <= 500; k++ {
+		many[k] = k % 7
+		total += k % 7
+	}
+	b := histogramBins(many)
+	if len(b) > maxBars {
+		t.Errorf("%d bars, max %d", len(b), maxBars)
+	}
+	sum := 0
+	for _, x := range b {
+		sum += x.batches
+	}
+	if sum != total {
+		t.Errorf("binned batches %d, want %d", sum, total)
+	}
+}
+
+func TestTopGaps(t *testing.T) {
+	var gs []Gap
+	for i, ms := range []int64{5, 1, 9, 3, 9, 7, 2} {
+		gs = topGaps(gs, Gap{AfterOffset: int64(i), Millis: ms}, 3)
+	}
+	if len(gs) != 3 || gs[0].Millis != 9 || gs[1].Millis != 9 || gs[2].Millis != 7 || gs[0].AfterOffset != 2 {
+		t.Errorf("gaps %v", gs)
+	}
+}

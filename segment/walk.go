@@ -1,0 +1,314 @@
+package segment
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/kseg/kseg/index"
+)
+
+// ErrNoPartitions is returned for a directory holding neither log files nor
+// partition directories.
+var ErrNoPartitions = errors.New("no segment files and no partition directories (<topic>-<partition>) inside")
+
+// Partition is one partition's log files as found on disk.
+type Partition struct {
+	// Topic and Partition come from the directory name "<topic>-<n>". When
+	// the directory is not named that way (a loose file, a test fixture
+	// directory) Topic is the directory's base name and Partition is -1.
+	Topic     string
+	Partition int32
+	// Dir is the partition directory (for loose files, their directory).
+	Dir string
+	// Segments are the .log files, sorted by base offset. When the
+	// partition came from files named on the command line, only those.
+	Segments []Segment
+	// Snapshots are the KRaft snapshots (<offset>-<epoch>.checkpoint and
+	// bootstrap.checkpoint): log-format files that are not part of the log.
+	Snapshots []Segment
+	// explicit is set when the partition was assembled from named files;
+	// extra holds the named files that are not log-format (indexes,
+	// producer snapshots), which only Files returns.
+	explicit bool
+	extra    []Segment
+}
+
+// Segment is one log-format file of a partition.
+type Segment struct {
+	Path       string
+	BaseOffset int64
+}
+
+// Name is "<topic>-<partition>", or the bare directory name for a directory
+// not named like a partition.
+func (p *Partition) Name() string {
+	if p.Partition < 0 {
+		return p.Topic
+	}
+	return fmt.Sprintf("%s-%d", p.Topic, p.Partition)
+}
+
+// Partitions turns files, partition directories and log directories into
+// partitions: a directory holding .log or KRaft .checkpoint files is a
+// partition; any other directory is a log directory whose "<topic>-<n>"
+// sub-directories are the partitions. Files named directly are grouped by
+// directory, in offset order. Partitions are sorted by topic, then
+// partition number, then directory; a partition reached twice is listed
+// once.
+func Partitions(paths []string) ([]Partition, error) {
+	var out []Partition
+	byDir := map[string]int{} // cleaned dir -> index in out
+	add := func(p Partition) {
+		key := filepath.Clean(p.Dir)
+		if i, ok := byDir[key]; ok {
+			q := &out[i]
+			if q.explicit && p.explicit {
+				q.Segments = mergeSegments(q.Segments, p.Segments)
+				q.Snapshots = mergeSegments(q.Snapshots, p.Snapshots)
+				q.extra = mergeSegments(q.extra, p.extra)
+			} else if !p.explicit {
+				out[i] = p // the whole directory wins over a subset of it
+			}
+			return
+		}
+		byDir[key] = len(out)
+		out = append(out, p)
+	}
+	for _, path := range paths {
+		st, err := os.Stat(path)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			p := newPartition(filepath.Dir(path))
+			p.explicit = true
+			sn, _ := parseName(filepath.Base(path))
+			seg := Segment{Path: path, BaseOffset: sn.BaseOffset}
+			switch sn.Kind {
+			case index.KindLog:
+				p.Segments = []Segment{seg}
+			case index.KindCheckpoint, index.KindBootstrap:
+				p.Snapshots = []Segment{seg}
+			default:
+				// Not named like a log file: framed as one when counted
+				// only if it is not a known non-log kind.
+				if sn.Kind == index.KindUnknown {
+					p.Segments = []Segment{seg}
+				} else {
+					p.extra = []Segment{seg}
+				}
+			}
+			add(p)
+			continue
+		}
+		dirs, err := partitionDirs(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range dirs {
+			p, err := readPartition(d)
+			if err != nil {
+				return nil, err
+			}
+			add(p)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := &out[i], &out[j]
+		if a.Topic != b.Topic {
+			return a.Topic < b.Topic
+		}
+		if a.Partition != b.Partition {
+			return a.Partition < b.Partition
+		}
+		return a.Dir < b.Dir
+	})
+	return out, nil
+}
+
+func newPartition(dir string) Partition {
+	base := filepath.Base(filepath.Clean(dir))
+	if topic, num, ok := index.ParsePartitionDir(base); ok {
+		return Partition{Topic: topic, Partition: num, Dir: dir}
+	}
+	return Partition{Topic: base, Partition: -1, Dir: dir}
+}
+
+func mergeSegments(a, b []Segment) []Segment {
+	seen := map[string]bool{}
+	for _, s := range a {
+		seen[filepath.Clean(s.Path)] = true
+	}
+	for _, s := range b {
+		if !seen[filepath.Clean(s.Path)] {
+			a = append(a, s)
+		}
+	}
+	sortSegments(a)
+	return a
+}
+
+func sortSegments(s []Segment) {
+	sort.SliceStable(s, func(i, j int) bool {
+		if s[i].BaseOffset != s[j].BaseOffset {
+			return s[i].BaseOffset < s[j].BaseOffset
+		}
+		return s[i].Path < s[j].Path
+	})
+}
+
+// isPartitionFile reports files that make a directory a partition: .log
+// files and <offset>-<epoch>.checkpoint KRaft snapshots. bootstrap.checkpoint
+// lives in the log directory itself, so it does not count.
+func isPartitionFile(name string) bool {
+	if strings.HasSuffix(name, ".log") {
+		return true
+	}
+	sn, err := index.ParseSegmentName(name)
+	return err == nil && sn.Kind == index.KindCheckpoint
+}
+
+// partitionDirs returns p itself when it holds segment files, else its
+// sub-directories that look like partitions.
+func partitionDirs(p string) ([]string, error) {
+	ents, err := os.ReadDir(p)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		if !e.IsDir() && isPartitionFile(e.Name()) {
+			return []string{p}, nil
+		}
+	}
+	var out []string
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		if _, _, ok := index.ParsePartitionDir(e.Name()); ok {
+			out = append(out, filepath.Join(p, e.Name()))
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: %w", p, ErrNoPartitions)
+	}
+	return out, nil
+}
+
+// parseName classifies a file in a partition directory; a .log file whose
+// stem is not an offset still counts as a log (base offset 0). Files in a
+// transient state (.deleted, .cleaned, .swap) are left out.
+func parseName(name string) (index.SegmentName, bool) {
+	sn, err := index.ParseSegmentName(name)
+	if err != nil {
+		if strings.HasSuffix(name, ".log") {
+			return index.SegmentName{Name: name, Kind: index.KindLog}, true
+		}
+		return sn, false
+	}
+	return sn, sn.State == index.StateNone
+}
+
+// readPartition lists a partition directory's log-format files.
+func readPartition(dir string) (Partition, error) {
+	p := newPartition(dir)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return p, err
+	}
+	for _, e := range ents {
+		if e.IsDir() {
+			continue
+		}
+		sn, ok := parseName(e.Name())
+		if !ok {
+			continue
+		}
+		seg := Segment{Path: filepath.Join(dir, e.Name()), BaseOffset: sn.BaseOffset}
+		switch sn.Kind {
+		case index.KindLog:
+			p.Segments = append(p.Segments, seg)
+		case index.KindCheckpoint, index.KindBootstrap:
+			p.Snapshots = append(p.Snapshots, seg)
+		}
+	}
+	sortSegments(p.Segments)
+	sortSegments(p.Snapshots)
+	return p, nil
+}
+
+// Files lists the partition's files for a dump, in base-offset order: each
+// .log or KRaft snapshot, then (with all) its .index, .timeindex,
+// .txnindex and the producer .snapshot named by that offset. For a
+// partition assembled from named files, exactly those files.
+func (p *Partition) Files(all bool) ([]string, error) {
+	if p.explicit {
+		fs := append(append(append([]Segment(nil), p.Segments...), p.Snapshots...), p.extra...)
+		sortSegments(fs)
+		out := make([]string, len(fs))
+		for i, s := range fs {
+			out[i] = s.Path
+		}
+		return out, nil
+	}
+	ents, err := os.ReadDir(p.Dir)
+	if err != nil {
+		return nil, err
+	}
+	rank := map[index.FileKind]int{index.KindLog: 0, index.KindCheckpoint: 0, index.KindBootstrap: 0,
+		index.KindIndex: 1, index.KindTimeIndex: 2, index.KindTxnIndex: 3, index.KindSnapshot: 4}
+	type f struct {
+		name string
+		off  int64
+		rank int
+	}
+	var fs []f
+	for _, e := range ents {
+		if e.IsDir() {
+			continue
+		}
+		sn, ok := parseName(e.Name())
+		if !ok {
+			continue
+		}
+		r, ok := rank[sn.Kind]
+		if !ok || (!all && r != 0) {
+			continue
+		}
+		fs = append(fs, f{filepath.Join(p.Dir, e.Name()), sn.BaseOffset, r})
+	}
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].off != fs[j].off {
+			return fs[i].off < fs[j].off
+		}
+		if fs[i].rank != fs[j].rank {
+			return fs[i].rank < fs[j].rank
+		}
+		return fs[i].name < fs[j].name
+	})
+	out := make([]string, len(fs))
+	for i, x := range fs {
+		out[i] = x.name
+	}
+	return out, nil
+}
+
+// Size is the total size of the partition's log segments in bytes (files
+// that cannot be stat'ed count 0; opening them reports the error).
+func (p *Partition) Size() int64 {
+	var n int64
+	for _, s := range p.Segments {
+		if st, err := os.Stat(s.Path); err == nil {
+			n += st.Size()
+		}
+	}
+	return n
+}
+
+// Explicit reports whether the partition was assembled from files named on
+// the command line (only those segments) rather than from its directory.
+func (p *Partition) Explicit() bool { return p.explicit }

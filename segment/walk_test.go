@@ -1,0 +1,153 @@
+package segment
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// mkTree creates files (paths relative to root, "/" separated; a trailing
+// "/" makes a directory) and returns root.
+func mkTree(t *testing.T, files ...string) string {
+	t.Helper()
+	root := t.TempDir()
+	for _, f := range files {
+		p := filepath.Join(root, filepath.FromSlash(f))
+		if strings.HasSuffix(f, "/") {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+type partSummary struct {
+	Name      string
+	Segments  []string // base names
+	Snapshots []string
+}
+
+func summarize(root string, ps []Partition) []partSummary {
+	var out []partSummary
+	for _, p := range ps {
+		s := partSummary{Name: p.Name()}
+		for _, g := range p.Segments {
+			s.Segments = append(s.Segments, filepath.Base(g.Path))
+		}
+		for _, g := range p.Snapshots {
+			s.Snapshots = append(s.Snapshots, filepath.Base(g.Path))
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+const (
+	l0   = "00000000000000000000.log"
+	l142 = "00000000000000000142.log"
+	l9   = "00000000000000000009.log"
+)
+
+func TestPartitions(t *testing.T) {
+	logDir := []string{
+		"t-10/" + l0, "t-2/" + l142, "t-2/" + l9, "t-2/00000000000000000009.index",
+		"t-2/00000000000000000009.log.deleted", "t-2/leader-epoch-checkpoint",
+		"a-0/" + l0, "bootstrap.checkpoint", "not-a-partition/" + l0, "meta-0/00000000000000000100-0000000001.checkpoint",
+		"meta-0/" + l0, "recovery-point-offset-checkpoint", "empty-3/",
+	}
+	tests := []struct {
+		name  string
+		tree  []string
+		args  []string // relative to root; "." is root
+		want  []partSummary
+		isErr error
+	}{
+		{"log dir sorted by topic then number", logDir, []string{"."}, []partSummary{
+			{"a-0", []string{l0}, nil},
+			{"empty-3", nil, nil},
+			{"meta-0", []string{l0}, []string{"00000000000000000100-0000000001.checkpoint"}},
+			{"t-2", []string{l9, l142}, nil},
+			{"t-10", []string{l0}, nil},
+		}, nil},
+		{"partition dir", logDir, []string{"t-2"}, []partSummary{{"t-2", []string{l9, l142}, nil}}, nil},
+		{"named files grouped and sorted", logDir, []string{"t-2/" + l142, "t-2/" + l9, "t-2/" + l142}, []partSummary{{"t-2", []string{l9, l142}, nil}}, nil},
+		{"directory wins over named file", logDir, []string{"t-2/" + l142, "t-2"}, []partSummary{{"t-2", []string{l9, l142}, nil}}, nil},
+		{"unnamed directory keeps its name", logDir, []string{"not-a-partition"}, []partSummary{{"not-a-partition", []string{l0}, nil}}, nil},
+		{"no partitions", []string{"x/", "y/z"}, []string{"."}, nil, ErrNoPartitions},
+		{"missing", nil, []string{"nope"}, nil, os.ErrNotExist},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := mkTree(t, tc.tree...)
+			var args []string
+			for _, a := range tc.args {
+				args = append(args, filepath.Join(root, a))
+			}
+			ps, err := Partitions(args)
+			if tc.isErr != nil {
+				if !errors.Is(err, tc.isErr) {
+					t.Fatalf("err = %v, want %v", err, tc.isErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := summarize(root, ps); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got  %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPartitionFiles(t *testing.T) {
+	root := mkTree(t, "t-2/"+l142, "t-2/"+l9, "t-2/00000000000000000009.index", "t-2/00000000000000000009.timeindex",
+		"t-2/00000000000000000142.snapshot", "t-2/00000000000000000009.txnindex", "t-2/leader-epoch-checkpoint",
+		"t-2/partition.metadata", "t-2/00000000000000000142.index.deleted")
+	ps, err := Partitions([]string{filepath.Join(root, "t-2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		all  bool
+		want []string
+	}{
+		{false, []string{l9, l142}},
+		{true, []string{l9, "00000000000000000009.index", "00000000000000000009.timeindex", "00000000000000000009.txnindex", l142, "00000000000000000142.snapshot"}},
+	} {
+		fs, err := ps[0].Files(tc.all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range fs {
+			got = append(got, filepath.Base(f))
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("all=%v: got %v want %v", tc.all, got, tc.want)
+		}
+	}
+	// Named files: exactly those, indexes kept for dumps but not counted.
+	ps, err = Partitions([]string{filepath.Join(root, "t-2", "00000000000000000009.index"), filepath.Join(root, "t-2", l9)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps[0].Segments) != 1 {
+		t.Errorf("segments %v: an index is not a log", ps[0].Segments)
+	}
+	fs, _ := ps[0].Files(false)
+	if len(fs) != 2 {
+		t.Errorf("files %v, want the two named", fs)
+	}
+}
