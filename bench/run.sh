@@ -68,6 +68,7 @@ drv crcscan "$big"; crcscan_mbs=$rate
 drv deep "$big"
 
 echo "== kseg dump (CLI, stdout to /dev/null)"
+timed "kseg count (header scan)" "$size" "$kseg" count "$big"
 timed "kseg dump --files (batch lines, CRC)" "$size" "$kseg" dump --files "$big"
 timed "kseg dump --format json (batches)" "$size" "$kseg" dump --format json "$big"
 timed "kseg dump --deep-iteration --print-data-log" "$size" "$kseg" dump --files "$big" --deep-iteration --print-data-log
