@@ -25,6 +25,7 @@ trap cleanup EXIT
 BOOTSTRAP="$(bash "$ORACLE/broker.sh" start "$WORK")"
 echo "oracle-live: broker at $BOOTSTRAP"
 workload "$BOOTSTRAP" live
+workload "$BOOTSTRAP" killed-txn # halts the JVM with a transaction open
 bash "$ORACLE/broker.sh" stop "$WORK"
 
 COMPARE=0
@@ -108,6 +109,21 @@ n=$((n + 1))
 if harness_ok; then PASS=$((PASS + 1)); else
   FAIL=$((FAIL + 1))
   echo "FAIL: live dumps lack a zstd batch, COMMIT/ABORT markers or a .txnindex entry"
+fi
+
+# kseg audit on what the real broker wrote: the transactional topic is clean, and the producer
+# killed mid-transaction leaves an unterminated transaction that audit must name.
+if [ $COMPARE = 1 ] && ./kseg audit -h >/dev/null 2>&1; then
+  n=$((n + 1)); rc=0
+  ./kseg audit "$LOGS/live-txn-0" >"$OUT/audit-txn.txt" 2>&1 || rc=$?
+  if [ $rc = 0 ]; then PASS=$((PASS + 1)); else
+    FAIL=$((FAIL + 1)); echo "FAIL: kseg audit live-txn-0 exit $rc"; sed 's/^/  /' "$OUT/audit-txn.txt" | head -20
+  fi
+  n=$((n + 1)); rc=0
+  ./kseg audit --json "$LOGS/live-killed-0" >"$OUT/audit-killed.json" 2>&1 || rc=$?
+  if [ $rc = 1 ] && grep -q '"code":"unterminated-transaction"' "$OUT/audit-killed.json"; then PASS=$((PASS + 1)); else
+    FAIL=$((FAIL + 1)); echo "FAIL: kseg audit live-killed-0 (exit $rc) did not report the open transaction"; head -20 "$OUT/audit-killed.json" | sed 's/^/  /'
+  fi
 fi
 
 echo "oracle-live: done in $((SECONDS - T0)) s"

@@ -60,6 +60,7 @@ public class Workloads {
                 case "txn": txn("txn", "kseg-txn"); break;
                 case "groups": groups(); break;
                 case "live": live(); break;
+                case "killed-txn": killedTxn(); break;
                 default:
                     System.err.println("unknown workload " + w);
                     System.exit(2);
@@ -446,5 +447,26 @@ public class Workloads {
         }
         errs.check(topic);
         txn("live-txn", "kseg-live-txn");
+    }
+
+    // A transactional producer that dies mid-transaction: the JVM halts after the records are
+    // acknowledged, so no COMMIT/ABORT marker follows them (until the coordinator times the
+    // transaction out, which a broker stopped soon after never does). kseg audit must report it.
+    static void killedTxn() throws Exception {
+        String topic = "live-killed";
+        createTopic(topic);
+        Properties p = producerProps();
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "kseg-killed");
+        p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "600000");
+        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p);
+        producer.initTransactions();
+        producer.beginTransaction();
+        producer.send(new ProducerRecord<>(topic, b("k0"), b("committed"))).get();
+        producer.commitTransaction();
+        producer.beginTransaction();
+        for (int i = 0; i < 3; i++) producer.send(new ProducerRecord<>(topic, b("k" + i), b("never committed " + i))).get();
+        System.out.println("workload killed-txn: halting with an open transaction");
+        System.out.flush();
+        Runtime.getRuntime().halt(0);
     }
 }
