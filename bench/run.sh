@@ -4,7 +4,7 @@
 # gitignored, and reused on later runs).
 #
 #   bench/run.sh                 # all figures
-#   KAFKA_SLICE=134217728 bench/run.sh   # bytes of the file kafka-dump-log reads (--max-bytes)
+#   KAFKA_SLICE=134217728 bench/run.sh   # bytes of the file kafka-dump-log reads (--max-bytes; "all" = the whole file)
 #   KAFKA_LIB=/path/to/kafka/libs bench/run.sh
 #
 # MB/s are 10^6 bytes per second of segment file. Needs /usr/bin/time (GNU).
@@ -54,6 +54,7 @@ drv() { # mode file: prints the driver's figure, sets $rate
   rate=$4
 }
 
+[ "$slice" = all ] && slice=$size
 echo "segment: $big ($size bytes, $(nproc) CPUs, $(uname -r))"
 echo "== machine limits (same bytes)"
 drv read "$big"; read_mbs=$rate
