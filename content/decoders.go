@@ -9,10 +9,14 @@ import (
 	"strconv"
 )
 
-// decodeFunc renders one key or value; ok=false means "not printed".
-type decodeFunc func(b []byte) (s string, ok bool, err error)
+// decodeFunc appends the rendering of one key or value to dst; ok=false
+// means "not printed".
+type decodeFunc func(dst, b []byte) (out []byte, ok bool, err error)
 
-type decoderParser struct{ key, value decodeFunc }
+type decoderParser struct {
+	key, value decodeFunc
+	scratch    []byte
+}
 
 // NewStringParser returns the parser of kafka-dump-log's --key-decoder-class
 // and --value-decoder-class options. A decoder is named by its Kafka class
@@ -50,59 +54,75 @@ func lookupDecoder(name string) (decodeFunc, error) {
 	case "org.apache.kafka.tools.api.DefaultDecoder":
 		return decodeDefault, nil
 	case "hex":
-		return func(b []byte) (string, bool, error) { return hex.EncodeToString(b), true, nil }, nil
+		return func(dst, b []byte) ([]byte, bool, error) { return hex.AppendEncode(dst, b), true, nil }, nil
 	case "base64":
-		return func(b []byte) (string, bool, error) { return base64.StdEncoding.EncodeToString(b), true, nil }, nil
+		return func(dst, b []byte) ([]byte, bool, error) { return base64.StdEncoding.AppendEncode(dst, b), true, nil }, nil
 	case "none":
-		return func([]byte) (string, bool, error) { return "", false, nil }, nil
+		return func(dst, _ []byte) ([]byte, bool, error) { return dst, false, nil }, nil
 	}
 	return nil, &UnknownDecoderError{Name: name}
 }
 
-func decodeString(b []byte) (string, bool, error) { return JavaString(b), true, nil }
+func decodeString(dst, b []byte) ([]byte, bool, error) { return AppendJavaString(dst, b), true, nil }
 
 var errBufferUnderflow = &CrashError{Class: "java.nio.BufferUnderflowException"}
 
-func decodeInt(b []byte) (string, bool, error) {
+func decodeInt(dst, b []byte) ([]byte, bool, error) {
 	if len(b) < 4 {
-		return "", false, errBufferUnderflow
+		return dst, false, errBufferUnderflow
 	}
-	return strconv.FormatInt(int64(int32(binary.BigEndian.Uint32(b))), 10), true, nil
+	return strconv.AppendInt(dst, int64(int32(binary.BigEndian.Uint32(b))), 10), true, nil
 }
 
-func decodeLong(b []byte) (string, bool, error) {
+func decodeLong(dst, b []byte) ([]byte, bool, error) {
 	if len(b) < 8 {
-		return "", false, errBufferUnderflow
+		return dst, false, errBufferUnderflow
 	}
-	return strconv.FormatInt(int64(binary.BigEndian.Uint64(b)), 10), true, nil
+	return strconv.AppendInt(dst, int64(binary.BigEndian.Uint64(b)), 10), true, nil
 }
 
 // decodeDefault imitates Java printing a byte[]: "[B@" and an identity hash
 // code. Java's hash is not reproducible; kseg uses the CRC-32 of the bytes
 // so that the output is at least deterministic.
-func decodeDefault(b []byte) (string, bool, error) {
-	return "[B@" + strconv.FormatUint(uint64(crc32.ChecksumIEEE(b)), 16), true, nil
+func decodeDefault(dst, b []byte) ([]byte, bool, error) {
+	return strconv.AppendUint(append(dst, "[B@"...), uint64(crc32.ChecksumIEEE(b)), 16), true, nil
 }
 
 func (p *decoderParser) Parse(offset int64, key, val []byte) (Result, error) {
 	var res Result
+	var ok bool
 	var err error
 	if key != nil {
-		res.Key, res.HasKey, err = p.key(key)
-		if err != nil {
+		if p.scratch, ok, err = p.key(p.scratch[:0], key); err != nil {
 			return Result{}, withOffset(err, offset)
 		}
+		res.Key, res.HasKey = string(p.scratch), ok
 	}
 	if val != nil {
-		res.Payload, res.HasPayload, err = p.value(val)
-		if err != nil {
+		if p.scratch, ok, err = p.value(p.scratch[:0], val); err != nil {
 			return Result{}, withOffset(err, offset)
 		}
+		res.Payload, res.HasPayload = string(p.scratch), ok
 	}
 	return res, nil
 }
 
+// AppendKey implements Appender.
+func (p *decoderParser) AppendKey(dst []byte, offset int64, key []byte) ([]byte, bool, error) {
+	out, ok, err := p.key(dst, key)
+	return out, ok, withOffset(err, offset)
+}
+
+// AppendPayload implements Appender.
+func (p *decoderParser) AppendPayload(dst []byte, offset int64, value []byte) ([]byte, bool, error) {
+	out, ok, err := p.value(dst, value)
+	return out, ok, withOffset(err, offset)
+}
+
 func withOffset(err error, offset int64) error {
+	if err == nil {
+		return nil
+	}
 	if c, ok := err.(*CrashError); ok {
 		c2 := *c
 		c2.Offset = offset

@@ -23,6 +23,15 @@ type Parser interface {
 	Parse(offset int64, key, value []byte) (Result, error)
 }
 
+// Appender is implemented by parsers that can render a non-null key or
+// value straight into the caller's line buffer, so the hot path of
+// --print-data-log allocates nothing per record. ok=false means "not
+// printed" (dst is then returned unchanged).
+type Appender interface {
+	AppendKey(dst []byte, offset int64, key []byte) (out []byte, ok bool, err error)
+	AppendPayload(dst []byte, offset int64, value []byte) (out []byte, ok bool, err error)
+}
+
 // CrashError is an exception kafka-dump-log does not catch.
 type CrashError struct {
 	Class   string // Java exception class, e.g. "java.lang.RuntimeException"

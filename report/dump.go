@@ -549,25 +549,53 @@ func (d *Dumper) appendContents(b []byte, off int64, key, value []byte) ([]byte,
 	if d.opts.Parser == nil {
 		return b, nil
 	}
-	res, err := d.opts.Parser.Parse(off, key, value)
-	if err != nil {
-		return b, err
-	}
-	k, hasK, p, hasP := res.Key, res.HasKey, res.Payload, res.HasPayload
 	prefix := " "
 	if d.opts.SkipRecordMetadata {
 		prefix = "| "
 	}
-	if hasK {
+	if ap, ok := d.opts.Parser.(content.Appender); ok {
+		// Render in place: try the field, and take it back if nothing prints.
+		// Kafka parses key and value before printing either, so an error
+		// leaves neither on the line.
+		start := len(b)
+		if key != nil {
+			mark := len(b)
+			out, printed, err := ap.AppendKey(append(append(b, prefix...), "key: "...), off, key)
+			if err != nil {
+				return b[:start], err
+			}
+			if b = out; !printed {
+				b = b[:mark]
+			} else {
+				prefix = " "
+			}
+		}
+		if value != nil {
+			mark := len(b)
+			out, printed, err := ap.AppendPayload(append(append(b, prefix...), "payload: "...), off, value)
+			if err != nil {
+				return b[:start], err
+			}
+			if b = out; !printed {
+				b = b[:mark]
+			}
+		}
+		return b, nil
+	}
+	res, err := d.opts.Parser.Parse(off, key, value)
+	if err != nil {
+		return b, err
+	}
+	if res.HasKey {
 		b = append(b, prefix...)
 		b = append(b, "key: "...)
-		b = append(b, k...)
+		b = append(b, res.Key...)
 		prefix = " "
 	}
-	if hasP {
+	if res.HasPayload {
 		b = append(b, prefix...)
 		b = append(b, "payload: "...)
-		b = append(b, p...)
+		b = append(b, res.Payload...)
 	}
 	return b, nil
 }
