@@ -273,12 +273,19 @@ func FuzzOffsetsParser(f *testing.F) {
 	sub := enc{}.i16(3).i32(1).str("foo").i32(-1).i32(1).str("foo").i32(1).i32(0).i32(0).i16(-1)
 	gm := enc{}.i16(4).cstr("consumer").i32(5).cstr("range").cstr("m1").i64(7).uv(2).
 		cstr("m1").uv(0).cstr("c").cstr("/h").i32(100).i32(200).uv(uint32(len(sub) + 1)).append(string(sub)).uv(1).uv(0).uv(0)
-	fuzzParser(f, NewOffsetsParser(), [][2][]byte{
+	seeds := [][2][]byte{
 		{enc{}.i16(1).str("g").str("t").i32(3), enc{}.i16(3).i64(42).i32(1).str("md").i64(100)},
 		{key, gm},
 		{enc{}.i16(8).str("g").str("m"), enc{}.i16(0).i32(1).i32(0).append("\x00").uv(2).append(string(make([]byte, 16))).uv(2).i32(0).uv(1).uv(0).uv(1).uv(0).uv(0)},
 		{enc{}.i16(5).str("g").str("m"), enc{}.i16(0).uv(0).uv(0).cstr("c").cstr("h").uv(1).uv(0).i32(1).uv(0).uv(1).uv(0).uv(3).i32(1).uv(1).uv(0)},
-	})
+	}
+	for _, c := range craftedShareGroup {
+		seeds = append(seeds, [2][]byte{c.key, c.val})
+	}
+	for _, c := range craftedStreamsGroup {
+		seeds = append(seeds, [2][]byte{c.key, c.val})
+	}
+	fuzzParser(f, NewOffsetsParser(), seeds)
 }
 
 func FuzzTransactionLogParser(f *testing.F) {

@@ -383,12 +383,21 @@ func decodeMessage(b []byte, s *schema, ver int16) ([]value, error) {
 	return d.structFields(s)
 }
 
-// defaultValue is the value of a tagged field that is absent: null for
-// nullable fields (all of Kafka's nullable tagged fields default to null),
-// else the numeric default or the zero UUID.
+// defaultValue is the value of a tagged field that is absent. Kafka's
+// generated constructors ignore a "default": null on arrays and structs:
+// they start as an empty list or a freshly constructed struct (which the
+// JSON converter then leaves out, see isDefault), so only defNull fields
+// and nullable strings and bytes default to null; numbers take their
+// default, UUIDs the zero UUID.
 func defaultValue(f *field) value {
 	switch {
-	case f.defNull, f.nullable.lo >= 0:
+	case f.defNull:
+		return value{set: true, null: true}
+	case f.kind == kArray:
+		return value{set: true}
+	case f.kind == kStruct:
+		return value{set: true, list: make([]value, len(f.sub.fields))}
+	case f.nullable.lo >= 0:
 		return value{set: true, null: true}
 	case f.kind == kUUID:
 		return value{set: true, b: zeroUUID[:]}
