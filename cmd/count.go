@@ -40,6 +40,14 @@ and the actual value):
   --min-fill F                mean batch bytes / --batch-size >= F
 Partitions without batches are not held to --min-avg-records or --min-fill.
 
+Limits:
+  --max-bytes N               read only the first N bytes of each .log (a
+                              batch crossing the limit is not counted)
+  --max-decompressed N        cap on one batch's decompressed size; a batch
+                              over it is an error (exit 3). Only batches
+                              that are decompressed are held to it: legacy
+                              compressed wrappers, and with --detail all.
+
 Exit status: 0 ok, 1 a check failed, 2 usage, 3 unreadable input.`
 
 type countFlags struct {
@@ -51,6 +59,8 @@ type countFlags struct {
 	maxBatches     int64
 	minFill        float64
 	quiet          bool
+	maxBytes       int64
+	maxDecomp      int
 }
 
 func newCountCmd() *cobra.Command {
@@ -81,6 +91,8 @@ func newCountCmd() *cobra.Command {
 	fs.Float64Var(&f.minAvg, "min-avg-records", 0, "check: mean records per batch at least N")
 	fs.Int64Var(&f.maxBatches, "max-batches", -1, "check: at most N batches per partition")
 	fs.Float64Var(&f.minFill, "min-fill", 0, "check: mean batch bytes / --batch-size at least F")
+	fs.Int64Var(&f.maxBytes, "max-bytes", 0, "read only the first N bytes of each .log (0: all)")
+	fs.IntVar(&f.maxDecomp, "max-decompressed", 0, "cap on one batch's decompressed size in bytes (0: the default, 64 MiB)")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line on stderr (shown only when stderr is a terminal)")
 	return c
 }
@@ -130,15 +142,25 @@ func runCount(c *cobra.Command, f *countFlags, args []string) error {
 	if fs.Changed("max-batches") && f.maxBatches < 0 {
 		return withCode(ExitUsage, fmt.Errorf("--max-batches %d: want 0 or more", f.maxBatches))
 	}
+	if f.maxBytes < 0 {
+		return withCode(ExitUsage, fmt.Errorf("--max-bytes %d: want 0 (all) or a positive byte count", f.maxBytes))
+	}
+	if fs.Changed("max-decompressed") && f.maxDecomp <= 0 {
+		return withCode(ExitUsage, fmt.Errorf("--max-decompressed %d: want a positive byte count", f.maxDecomp))
+	}
 	parts, err := segment.Partitions(args)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	opts := segment.CountOptions{Uncompressed: f.detail}
+	opts := segment.CountOptions{Uncompressed: f.detail, MaxBytes: f.maxBytes, MaxDecompressed: f.maxDecomp}
 	var total int64
 	for i := range parts {
 		for _, s := range parts[i].Segments {
-			total += fileBytes([]string{s.Path})
+			n := fileBytes([]string{s.Path})
+			if f.maxBytes > 0 && n > f.maxBytes {
+				n = f.maxBytes
+			}
+			total += n
 		}
 	}
 	prog := report.NewProgress(c.ErrOrStderr(), showProgress(c, f.quiet, false), "count", total)
