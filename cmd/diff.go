@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -31,7 +32,9 @@ histograms side by side, and the first batch where the layouts diverge
 
 --records also compares content: the same records (key, value, headers, in
 order) on both sides however they are batched; records of control batches
-(transaction markers) are not compared. The first differing record is shown.
+(transaction markers) are not compared. The first differing record is shown
+on each side: offset, key, value and headers (in record order, key=value,
+null values as null), strings quoted and cut at 60 bytes.
 
 Exit status: 0 the compared aspects are equal, 1 they differ, 2 usage,
 3 unreadable input.`
@@ -80,6 +83,14 @@ type diffRecord struct {
 	Key     *string           `json:"key"`
 	Value   *string           `json:"value"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// hdrs are the headers in record order, duplicates and null values
+	// kept, for the text output.
+	hdrs []diffHeader
+}
+
+type diffHeader struct {
+	key   string
+	value *string
 }
 
 type diffPartition struct {
@@ -306,8 +317,10 @@ func jsonRecord(r *segment.Record) *diffRecord {
 	out := &diffRecord{Offset: r.Offset, Key: strPtr(r.Key), Value: strPtr(r.Value)}
 	if len(r.Headers) > 0 {
 		out.Headers = map[string]string{}
+		out.hdrs = make([]diffHeader, 0, len(r.Headers))
 		for _, h := range r.Headers {
 			out.Headers[string(h.Key)] = string(h.Value)
+			out.hdrs = append(out.hdrs, diffHeader{string(h.Key), strPtr(h.Value)})
 		}
 	}
 	return out
@@ -412,8 +425,32 @@ func recordText(r *diffRecord) string {
 		return "(no more records)"
 	}
 	s := fmt.Sprintf("offset %d key %s value %s", r.Offset, showBytes(r.Key), showBytes(r.Value))
-	if len(r.Headers) > 0 {
-		s += fmt.Sprintf(" headers %d", len(r.Headers))
+	if len(r.hdrs) > 0 {
+		s += " headers " + headersText(r.hdrs, maxShownHeaders)
 	}
 	return s
+}
+
+// maxShownHeaders bounds the headers recordText lists per record.
+const maxShownHeaders = 10
+
+// headersText lists headers in record order as ["k"="v", "k2"=null], at
+// most max of them, each key and value quoted and cut like showBytes.
+func headersText(hs []diffHeader, max int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, h := range hs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if i == max {
+			fmt.Fprintf(&b, "(+%d more)", len(hs)-max)
+			break
+		}
+		b.WriteString(showBytes(&h.key))
+		b.WriteByte('=')
+		b.WriteString(showBytes(h.value))
+	}
+	b.WriteByte(']')
+	return b.String()
 }
