@@ -1,12 +1,6 @@
 package content
 
-import (
-	"bufio"
-	"os"
-	"testing"
-
-	"github.com/kseg/kseg/batch"
-)
+import "testing"
 
 // craftedShareGroup are __consumer_offsets share-group records (types
 // 10-15). Kafka 4.4.0's --offsets-decoder output for each, "key: K
@@ -15,10 +9,7 @@ import (
 //
 //	KSEG_WRITE_SHARE=/tmp/y/00000000000000000000.log go test ./content -run TestWriteCraftedShareGroup
 //	kafka-dump-log --files /tmp/y/00000000000000000000.log --offsets-decoder --skip-record-metadata | grep '^| key: ' | cut -c3-
-var craftedShareGroup = []struct {
-	name     string
-	key, val []byte
-}{
+var craftedShareGroup = []craftedRecord{
 	{"member metadata", enc{}.i16(10).str("g").str("m"), enc{}.i16(0).uv(5).append("rack").cstr("c").cstr("/h").uv(3).cstr("a").cstr("b").uv(0)},
 	{"member metadata null rack", enc{}.i16(10).str("g").str("m"), enc{}.i16(0).uv(0).cstr("c").cstr("/h").uv(1).uv(0)},
 	{"member metadata tombstone", enc{}.i16(10).str("g").str("m"), nil},
@@ -37,51 +28,6 @@ var craftedShareGroup = []struct {
 	{"type 9 gone", enc{}.i16(9).str("g"), enc{}.i16(0)},
 }
 
-func TestWriteCraftedShareGroup(t *testing.T) {
-	path := os.Getenv("KSEG_WRITE_SHARE")
-	if path == "" {
-		t.Skip("KSEG_WRITE_SHARE not set")
-	}
-	b := batch.NewBuilder(batch.CodecNone)
-	for _, c := range craftedShareGroup {
-		b.Append(1700000000000, c.key, c.val, nil)
-	}
-	out, err := b.Build(nil, batch.Header{ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+func TestWriteCraftedShareGroup(t *testing.T) { writeCrafted(t, "KSEG_WRITE_SHARE", craftedShareGroup) }
 
-func TestShareGroupCrafted(t *testing.T) {
-	f, err := os.Open("testdata/sharegroup_crafted.golden")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	p := NewOffsetsParser()
-	i := 0
-	for ; sc.Scan(); i++ {
-		if i >= len(craftedShareGroup) {
-			t.Fatalf("golden has more lines than the %d cases", len(craftedShareGroup))
-		}
-		c := craftedShareGroup[i]
-		res, err := p.Parse(int64(i), c.key, c.val)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		got := "key: " + res.Key
-		if res.HasPayload {
-			got += " payload: " + res.Payload
-		}
-		if want := sc.Text(); got != want {
-			t.Errorf("%s:\n got %s\nwant %s", c.name, got, want)
-		}
-	}
-	if i != len(craftedShareGroup) {
-		t.Errorf("golden has %d lines for %d cases", i, len(craftedShareGroup))
-	}
-}
+func TestShareGroupCrafted(t *testing.T) { checkCrafted(t, "testdata/sharegroup_crafted.golden", craftedShareGroup) }

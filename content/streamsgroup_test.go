@@ -1,12 +1,6 @@
 package content
 
-import (
-	"bufio"
-	"os"
-	"testing"
-
-	"github.com/kseg/kseg/batch"
-)
+import "testing"
 
 // craftedStreamsGroup are __consumer_offsets streams-group records (types
 // 17 and 19-23; 18 is unused). Kafka 4.4.0's --offsets-decoder output for
@@ -15,10 +9,7 @@ import (
 //
 //	KSEG_WRITE_STREAMS=/tmp/y/00000000000000000000.log go test ./content -run TestWriteCraftedStreamsGroup
 //	kafka-dump-log --files /tmp/y/00000000000000000000.log --offsets-decoder --skip-record-metadata | grep '^| key: ' | cut -c3-
-var craftedStreamsGroup = []struct {
-	name     string
-	key, val []byte
-}{
+var craftedStreamsGroup = []craftedRecord{
 	{"group metadata", enc{}.i16(17).str("g"), enc{}.i16(0).i32(5).i64(-7).uv(0)},
 	{"group metadata all tags", enc{}.i16(17).str("g"), enc{}.i16(0).i32(5).i64(8).uv(4).
 		uv(0).uv(4).i32(3).
@@ -81,54 +72,6 @@ var craftedStreamsGroup = []struct {
 	{"type 24 unknown", enc{}.i16(24).str("g"), enc{}.i16(0)},
 }
 
-func TestWriteCraftedStreamsGroup(t *testing.T) {
-	path := os.Getenv("KSEG_WRITE_STREAMS")
-	if path == "" {
-		t.Skip("KSEG_WRITE_STREAMS not set")
-	}
-	b := batch.NewBuilder(batch.CodecNone)
-	for _, c := range craftedStreamsGroup {
-		b.Append(1700000000000, c.key, c.val, nil)
-	}
-	out, err := b.Build(nil, batch.Header{ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+func TestWriteCraftedStreamsGroup(t *testing.T) { writeCrafted(t, "KSEG_WRITE_STREAMS", craftedStreamsGroup) }
 
-func TestStreamsGroupCrafted(t *testing.T) {
-	f, err := os.Open("testdata/streamsgroup_crafted.golden")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	p := NewOffsetsParser()
-	i := 0
-	for ; sc.Scan(); i++ {
-		if i >= len(craftedStreamsGroup) {
-			t.Fatalf("golden has more lines than the %d cases", len(craftedStreamsGroup))
-		}
-		c := craftedStreamsGroup[i]
-		res, err := p.Parse(int64(i), c.key, c.val)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		got := "key: " + res.Key
-		if res.HasPayload {
-			got += " payload: " + res.Payload
-		}
-		if want := sc.Text(); got != want {
-			t.Errorf("%s:\n got %s\nwant %s", c.name, got, want)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if i != len(craftedStreamsGroup) {
-		t.Errorf("golden has %d lines for %d cases", i, len(craftedStreamsGroup))
-	}
-}
+func TestStreamsGroupCrafted(t *testing.T) { checkCrafted(t, "testdata/streamsgroup_crafted.golden", craftedStreamsGroup) }
