@@ -30,4 +30,6 @@ var craftedShareGroup = []craftedRecord{
 
 func TestWriteCraftedShareGroup(t *testing.T) { writeCrafted(t, "KSEG_WRITE_SHARE", craftedShareGroup) }
 
-func TestShareGroupCrafted(t *testing.T) { checkCrafted(t, "testdata/sharegroup_crafted.golden", craftedShareGroup) }
+func TestShareGroupCrafted(t *testing.T) {
+	checkCrafted(t, "testdata/sharegroup_crafted.golden", craftedShareGroup)
+}

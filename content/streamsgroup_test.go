@@ -72,6 +72,10 @@ var craftedStreamsGroup = []craftedRecord{
 	{"type 24 unknown", enc{}.i16(24).str("g"), enc{}.i16(0)},
 }
 
-func TestWriteCraftedStreamsGroup(t *testing.T) { writeCrafted(t, "KSEG_WRITE_STREAMS", craftedStreamsGroup) }
+func TestWriteCraftedStreamsGroup(t *testing.T) {
+	writeCrafted(t, "KSEG_WRITE_STREAMS", craftedStreamsGroup)
+}
 
-func TestStreamsGroupCrafted(t *testing.T) { checkCrafted(t, "testdata/streamsgroup_crafted.golden", craftedStreamsGroup) }
+func TestStreamsGroupCrafted(t *testing.T) {
+	checkCrafted(t, "testdata/streamsgroup_crafted.golden", craftedStreamsGroup)
+}
