@@ -1,11 +1,9 @@
 package audit
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -192,78 +190,26 @@ func at(code Code, sev Severity, file string, pos int64, h *batch.Header) Findin
 }
 
 func (a *auditor) scanFile(path string) error {
-	f, err := segment.Open(path, 0)
+	st, err := segment.OpenFile(path, 0, segment.Options{KeepGoing: true, VerifyCRC: !a.opts.SkipCRC, OnRegion: a.region})
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrUnreadable, err)
+		return fmt.Errorf("%w: %w", ErrUnreadable, err)
 	}
-	defer f.Close()
+	defer st.Close()
 	a.file = path
 	segBase := baseOf(path)
 	first := true
-	for {
-		if !f.Next() {
-			err := f.Err()
-			if err == nil {
-				if rest := f.End() - f.Pos(); rest > 0 {
-					fd := at(CorruptBatch, Warning, path, f.Pos(), nil)
-					fd.Count = rest
-					fd.Message = fmt.Sprintf("%d bytes at the end of the segment do not form a complete batch (a torn write, or a file copied while the broker was writing)", rest)
-					a.add(fd, false)
-				}
-				break
-			}
-			var se *segment.Error
-			pos := f.Pos()
-			if errors.As(err, &se) && !errors.Is(err, segment.ErrRecordSize) && !isIOError(err) {
-				pos = se.Offset
-			}
-			if isIOError(err) {
-				return fmt.Errorf("%w: %v", ErrUnreadable, err)
-			}
-			next, ok := f.Resync(f.Pos() + 1)
-			fd := at(CorruptBatch, Error, path, pos, nil)
-			fd.Count = next - f.Pos()
-			fd.Message = fmt.Sprintf("cannot frame a batch here (%v); skipped %d bytes", errors.Unwrap(err), fd.Count)
-			if !ok {
-				fd.Message = fmt.Sprintf("cannot frame a batch here (%v); no valid batch follows in the remaining %d bytes", errors.Unwrap(err), fd.Count)
-			}
-			a.add(fd, false)
-			a.afterCorrupt = true
-			if !ok {
-				break
-			}
+	for st.Next() {
+		b := st.Batch()
+		if b.IsLegacy() {
+			a.legacy(b)
 			continue
 		}
-		e := f.Entry()
-		var b []byte
-		if e.Magic < batch.MagicV2 || !a.opts.SkipCRC || e.Header.IsControl() {
-			if b, err = f.Bytes(); err != nil {
-				if isIOError(err) {
-					return fmt.Errorf("%w: %v", ErrUnreadable, err)
-				}
-				break
+		h := b.Header
+		var raw []byte
+		if h.IsControl() {
+			if raw, err = b.Bytes(); err != nil {
+				return fmt.Errorf("%w: %w", ErrUnreadable, err)
 			}
-		}
-		if e.Magic < batch.MagicV2 {
-			a.legacy(e, b)
-			continue
-		}
-		h := e.Header
-		if !a.opts.SkipCRC && (e.Size < batch.HeaderSize || !batch.ValidCRC(b)) {
-			entryPos, size := e.Pos, e.Size
-			next, ok := f.Resync(entryPos + 1)
-			fd := at(CorruptBatch, Error, path, entryPos, &h)
-			fd.Count = next - entryPos
-			fd.Message = fmt.Sprintf("batch at offset %d fails its CRC-32C (stored %d, computed %d); skipped %d bytes", h.BaseOffset, h.CRC, batch.ComputeCRC(b), fd.Count)
-			if e.Size < batch.HeaderSize {
-				fd.Message = fmt.Sprintf("entry of %d bytes is shorter than a v2 batch header; skipped %d bytes", size, fd.Count)
-			}
-			a.add(fd, false)
-			a.afterCorrupt = true
-			if !ok {
-				break
-			}
-			continue
 		}
 		if first {
 			first = false
@@ -274,30 +220,86 @@ func (a *auditor) scanFile(path string) error {
 				a.compacted(fmt.Sprintf("segment %s has base offset %d after last offset %d", filepath.Base(path), segBase, a.prevLast))
 			}
 		}
-		a.batch(&h, e.Pos, b)
+		a.batch(&h, b.Pos, raw)
+	}
+	if err := st.Err(); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnreadable, err)
+	}
+	if rest := st.Size() - st.Tail(); rest > 0 {
+		fd := at(CorruptBatch, Warning, path, st.Tail(), nil)
+		fd.Count = rest
+		fd.Message = fmt.Sprintf("%d bytes at the end of the segment do not form a complete batch (a torn write, or a file copied while the broker was writing)", rest)
+		a.add(fd, false)
 	}
 	return nil
 }
 
-func isIOError(err error) bool {
-	var pe *os.PathError
-	return errors.As(err, &pe)
+// region turns a region the stream skipped into a finding.
+func (a *auditor) region(r segment.Region) {
+	skipped := r.To - r.From
+	var ce *segment.ChecksumError
+	var fd Finding
+	switch {
+	case errors.As(r.Cause, &ce) && ce.ShorterThanHeader:
+		fd = at(CorruptBatch, Error, r.File, r.From, &ce.Header)
+		fd.Message = fmt.Sprintf("entry of %d bytes is shorter than a v2 batch header; skipped %d bytes", ce.Size, skipped)
+	case errors.As(r.Cause, &ce) && ce.Magic >= batch.MagicV2:
+		fd = at(CorruptBatch, Error, r.File, r.From, &ce.Header)
+		fd.Message = fmt.Sprintf("batch at offset %d fails its CRC-32C (stored %d, computed %d); skipped %d bytes", ce.Header.BaseOffset, ce.Stored, ce.Computed, skipped)
+	case errors.As(r.Cause, &ce):
+		fd = at(CorruptBatch, Error, r.File, r.From, nil)
+		fd.Message = fmt.Sprintf("legacy message fails its CRC-32 (stored %d, computed %d); skipped %d bytes", ce.Stored, ce.Computed, skipped)
+	default:
+		// Locate a framing failure where the bad field is (a size field is
+		// at the entry's byte 8, and Kafka names the entry).
+		pos := r.From
+		var se *segment.Error
+		if errors.As(r.Cause, &se) && !errors.Is(r.Cause, segment.ErrRecordSize) {
+			pos = se.Offset
+		}
+		fd = at(CorruptBatch, Error, r.File, pos, nil)
+		cause := r.Cause
+		if se != nil {
+			cause = se.Err
+		}
+		fd.Message = fmt.Sprintf("cannot frame a batch here (%v); skipped %d bytes", cause, skipped)
+		if !r.Resumed {
+			fd.Message = fmt.Sprintf("cannot frame a batch here (%v); no valid batch follows in the remaining %d bytes", cause, skipped)
+		}
+	}
+	fd.Count = skipped
+	a.add(fd, false)
+	a.afterCorrupt = true
 }
 
-// legacy accounts for a magic 0/1 entry: no producer id, offsets from its
-// (last inner) offset.
-func (a *auditor) legacy(e *segment.Entry, b []byte) {
-	a.sum.Batches++
-	a.sum.Records++
-	if len(b) >= 8 {
-		off := int64(binary.BigEndian.Uint64(b))
-		if a.sum.LogStartOffset == None {
-			a.sum.LogStartOffset = off
-		}
-		a.prevLast = max(a.prevLast, off)
-		a.sum.LogEndOffset = a.prevLast + 1
+// legacy accounts for a magic 0/1 entry: no producer id; its records and
+// offsets are those of its inner messages, as count reports them.
+func (a *auditor) legacy(b *segment.Batch) {
+	in, err := b.Info()
+	if err != nil {
+		fd := at(CorruptBatch, Error, a.file, b.Pos, nil)
+		fd.Count = b.Size
+		fd.Message = fmt.Sprintf("legacy message cannot be decoded (%v); skipped %d bytes", unlocated(err), b.Size)
+		a.add(fd, false)
+		a.afterCorrupt = true
+		return
 	}
-	a.countNonIdem(e.Pos, nil)
+	a.sum.Batches++
+	a.sum.Records += int64(in.Records)
+	if a.sum.LogStartOffset == None {
+		a.sum.LogStartOffset = in.BaseOffset
+	}
+	a.prevLast = max(a.prevLast, in.LastOffset)
+	a.sum.LogEndOffset = a.prevLast + 1
+	a.countNonIdem(b.Pos, nil)
+}
+
+func unlocated(err error) error {
+	var se *segment.Error
+	if errors.As(err, &se) {
+		return se.Err
+	}
+	return err
 }
 
 func (a *auditor) countNonIdem(pos int64, h *batch.Header) {

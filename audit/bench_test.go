@@ -71,12 +71,12 @@ func BenchmarkScan(b *testing.B) {
 		for b.Loop() {
 			var n int64
 			for _, l := range logs {
-				f, err := segment.Open(l, 0)
+				f, err := segment.OpenFile(l, 0, segment.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
 				for f.Next() {
-					n += int64(f.Entry().Header.RecordCount)
+					n += int64(f.Batch().Header.RecordCount)
 				}
 				if err := f.Err(); err != nil {
 					b.Fatal(err)

@@ -44,14 +44,14 @@ func oracleDir(t testing.TB, rel string) string {
 // readBatches returns copies of every entry of a log file.
 func readBatches(t testing.TB, path string) [][]byte {
 	t.Helper()
-	f, err := segment.Open(path, 0)
+	f, err := segment.OpenFile(path, 0, segment.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	var out [][]byte
 	for f.Next() {
-		b, err := f.Bytes()
+		b, err := f.Batch().Bytes()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -202,3 +202,7 @@ func LegacyInner(w *LegacyMessage, d *Decompressor, dst []LegacyMessage) ([]Lega
 	}
 	return dst, nil
 }
+
+// LegacyCRC is the CRC-32 (IEEE) a legacy entry stores: over its message
+// from the magic byte to the end. entry must be exactly the whole entry.
+func LegacyCRC(entry []byte) uint32 { return crc32.ChecksumIEEE(entry[LogOverhead+4:]) }

@@ -213,7 +213,27 @@ func TotalBytes(runs []Run) int64 {
 }
 
 func collectPartition(p *segment.Partition, opts CollectOptions) (*PartitionData, error) {
-	c := &segment.Counter{Options: segment.CountOptions{Uncompressed: true}}
+	pd := &PartitionData{Name: p.Name(), Dir: p.Dir}
+	smp := &sampler{max: MaxPoints}
+	prevTS, prevLast := int64(-1), int64(-1)
+	// One pass: the counter's stats and the chart's points from the same batches.
+	c := &segment.Counter{Options: segment.CountOptions{Uncompressed: true, OnBatch: func(in *segment.BatchInfo) {
+		bp := BatchPoint{BaseOffset: in.BaseOffset, LastOffset: in.LastOffset, Records: int32(in.Records), Bytes: in.Size,
+			MaxTimestamp: in.MaxTimestamp, ProducerID: in.ProducerID, ProducerEpoch: in.ProducerEpoch,
+			BaseSequence: in.BaseSequence, Codec: in.Codec, Control: in.Control}
+		if bp.MaxTimestamp >= 0 {
+			if prevTS >= 0 && bp.MaxTimestamp > prevTS {
+				pd.Gaps = topGaps(pd.Gaps, Gap{AfterOffset: prevLast, Millis: bp.MaxTimestamp - prevTS}, 5)
+			}
+			prevTS = bp.MaxTimestamp
+		}
+		prevLast = bp.LastOffset
+		if pd.MinBytes == 0 || bp.Bytes < pd.MinBytes {
+			pd.MinBytes = bp.Bytes
+		}
+		pd.MaxBytes = max(pd.MaxBytes, bp.Bytes)
+		smp.add(bp)
+	}}}
 	if opts.Progress != nil {
 		c.Options.Progress = opts.Progress.Add
 	}
@@ -221,69 +241,18 @@ func collectPartition(p *segment.Partition, opts CollectOptions) (*PartitionData
 	if err != nil {
 		return nil, err
 	}
-	pd := &PartitionData{Name: p.Name(), Dir: p.Dir, Stats: st}
-	smp := &sampler{max: MaxPoints}
-	var dec batch.Decompressor
-	var inner []batch.LegacyMessage
-	prevTS, prevLast := int64(-1), int64(-1)
-	for _, seg := range p.Segments {
-		f, err := segment.Open(seg.Path, 0)
-		if err != nil {
-			return nil, err
-		}
-		for f.Next() {
-			e := f.Entry()
-			var bp BatchPoint
-			if e.Magic >= batch.MagicV2 {
-				h := &e.Header
-				bp = BatchPoint{BaseOffset: h.BaseOffset, LastOffset: h.LastOffset(), Records: h.RecordCount, Bytes: e.Size,
-					MaxTimestamp: max(h.MaxTimestamp, -1), ProducerID: h.ProducerID, ProducerEpoch: h.ProducerEpoch,
-					BaseSequence: h.BaseSequence, Codec: h.Codec(), Control: h.IsControl()}
-			} else {
-				b, err := f.Bytes()
-				if err != nil {
-					f.Close()
-					return nil, err
-				}
-				m, err := batch.ParseLegacy(b)
-				if err != nil {
-					f.Close()
-					return nil, &segment.Error{File: seg.Path, Offset: e.Pos, Err: err}
-				}
-				bp = BatchPoint{BaseOffset: m.Offset, LastOffset: m.Offset, Records: 1, Bytes: e.Size,
-					MaxTimestamp: max(m.Timestamp, -1), ProducerID: -1, BaseSequence: -1, Codec: m.Codec()}
-				if m.Codec() != batch.CodecNone {
-					inner, err = batch.LegacyInner(&m, &dec, inner)
-					if err != nil {
-						f.Close()
-						return nil, &segment.Error{File: seg.Path, Offset: e.Pos, Err: err}
-					}
-					bp.BaseOffset, bp.Records = inner[0].Offset, int32(len(inner))
-				}
-			}
-			if bp.MaxTimestamp >= 0 {
-				if prevTS >= 0 && bp.MaxTimestamp > prevTS {
-					pd.Gaps = topGaps(pd.Gaps, Gap{AfterOffset: prevLast, Millis: bp.MaxTimestamp - prevTS}, 5)
-				}
-				prevTS = bp.MaxTimestamp
-			}
-			prevLast = bp.LastOffset
-			if pd.MinBytes == 0 || bp.Bytes < pd.MinBytes {
-				pd.MinBytes = bp.Bytes
-			}
-			pd.MaxBytes = max(pd.MaxBytes, bp.Bytes)
-			smp.add(bp)
-			opts.Progress.Add(e.Size, 1)
-		}
-		err = f.Err()
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
-	}
+	pd.Stats = st
 	pd.Points, pd.Stride = smp.final()
 	if opts.Audit {
-		aps, err := audit.Partitions([]string{p.Dir})
+		// Audit what was named: the whole directory, or just the files given.
+		paths := []string{p.Dir}
+		if p.Explicit() {
+			paths = paths[:0]
+			for _, seg := range p.Segments {
+				paths = append(paths, seg.Path)
+			}
+		}
+		aps, err := audit.Partitions(paths)
 		switch {
 		case err != nil:
 			pd.AuditErr = err.Error()

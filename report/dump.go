@@ -237,63 +237,41 @@ func (d *Dumper) dumpLog(name string) error {
 			d.printf("Snapshot end offset: %d, epoch: %d\n", off, epoch)
 		}
 	}
-	f, err := segment.Open(name, d.opts.MaxBytes)
+	st, err := segment.OpenFile(name, d.opts.MaxBytes, segment.Options{
+		KeepGoing: d.opts.KeepGoing, MaxDecompressed: d.opts.MaxDecompressed, OnRegion: d.region})
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer st.Close()
 	abs := absPath(name)
 	lastOffset := int64(-1)
-	tail := int64(-1) // where the invalid tail starts, when Resync moved the scanner
 	deep := d.opts.DeepIteration || d.opts.PrintDataLog
-	for {
-		for f.Next() {
-			e := f.Entry()
-			d.opts.Progress.Add(e.Size, 1)
-			raw, err := f.Bytes()
-			if err != nil {
-				return err
-			}
-			if err := d.batchLine(name, e, raw); err != nil {
-				if d.recover(f, e.Pos, err) {
-					continue
-				}
-				return err
-			}
-			if deep {
-				if err := d.records(name, abs, e, raw, &lastOffset); err != nil {
-					// The batch was framed, so the next one starts right
-					// after it: skip just this batch, no resync (which
-					// would start past the next batch's first byte).
-					if d.skipBatch(f, e, err) {
-						continue
-					}
-					return err
-				}
-			}
-		}
-		err := f.Err()
-		if err == nil {
-			// A quiet stop before the end (an entry running past the end of
-			// the file): Kafka's "invalid bytes at the end". Under
-			// --keep-going, intact batches after it are a bad region, not a tail.
-			if validEnd := f.Pos(); d.opts.KeepGoing && validEnd < f.End() {
-				if next, ok := f.Resync(validEnd + 1); ok {
-					d.region(f, validEnd, next, &segment.Error{File: name, Offset: validEnd, Err: errors.New("the entry there runs past the end of the file")})
-					continue
-				}
-				tail = validEnd
-			}
-			break
-		}
-		if !d.recover(f, f.Pos(), err) {
+	for st.Next() {
+		b := st.Batch()
+		d.opts.Progress.Add(b.Size, 1)
+		raw, err := b.Bytes()
+		if err != nil {
 			return err
 		}
+		if err := d.batchLine(name, b, raw); err != nil {
+			if st.Reject(err) {
+				continue
+			}
+			return err
+		}
+		if deep {
+			// The batch was framed, so under --keep-going the next one
+			// starts right after it: skip just this batch.
+			if err := d.records(name, abs, b, raw, &lastOffset); err != nil && !st.Skip(err) {
+				return err
+			}
+		}
 	}
-	if tail < 0 {
-		tail = f.Pos()
+	if err := st.Err(); err != nil {
+		return err
 	}
-	trailing := f.End() - tail
+	tail := st.Tail()
+	trailing := st.Size() - tail
 	if trailing > 0 && d.opts.MaxBytes == math.MaxInt32 {
 		if d.json != nil {
 			d.json.trailing(name, tail, trailing)
@@ -304,35 +282,14 @@ func (d *Dumper) dumpLog(name string) error {
 	return nil
 }
 
-// recover reports a corrupt region under --keep-going and moves the
-// scanner past it; without --keep-going it reports false.
-func (d *Dumper) recover(f *segment.File, from int64, cause error) bool {
-	if !d.opts.KeepGoing {
-		return false
-	}
-	next, _ := f.Resync(from + 1) // when no batch follows, the scan is done and the loop ends
-	d.region(f, from, next, cause)
-	return true
-}
-
-// region reports a skipped region under --keep-going.
-func (d *Dumper) region(f *segment.File, from, to int64, cause error) {
+// region reports a region skipped under --keep-going.
+func (d *Dumper) region(r segment.Region) {
 	d.issues++
 	if d.json != nil {
-		d.json.corrupt(f.Name(), from, to, cause)
+		d.json.corrupt(r.File, r.From, r.To, r.Cause)
 	} else {
-		d.errorf("kseg: corrupt region in %s: bytes %d..%d skipped: %s\n", f.Name(), from, to, regionCause(cause))
+		d.errorf("kseg: corrupt region in %s: bytes %d..%d skipped: %s\n", r.File, r.From, r.To, regionCause(r.Cause))
 	}
-}
-
-// skipBatch reports a batch whose records failed to decode under
-// --keep-going; the scan goes on with the following batch.
-func (d *Dumper) skipBatch(f *segment.File, e *segment.Entry, cause error) bool {
-	if !d.opts.KeepGoing {
-		return false
-	}
-	d.region(f, e.Pos, e.Pos+e.Size, cause)
-	return true
 }
 
 // regionCause is a skipped region's cause with its absolute position
@@ -369,7 +326,7 @@ func parseSnapshotName(base string) (int64, int32, bool) {
 func appendBool(b []byte, v bool) []byte { return strconv.AppendBool(b, v) }
 
 // batchLine prints printBatchLevel's line.
-func (d *Dumper) batchLine(name string, e *segment.Entry, raw []byte) error {
+func (d *Dumper) batchLine(name string, e *segment.Batch, raw []byte) error {
 	if d.json != nil {
 		return d.json.batch(d, name, e, raw)
 	}
@@ -464,7 +421,7 @@ func (d *Dumper) batchLine(name string, e *segment.Entry, raw []byte) error {
 }
 
 // records prints the record lines of one entry (dumpBatchRecords).
-func (d *Dumper) records(name, abs string, e *segment.Entry, raw []byte, lastOffset *int64) error {
+func (d *Dumper) records(name, abs string, e *segment.Batch, raw []byte, lastOffset *int64) error {
 	if e.Magic < batch.MagicV2 {
 		return d.legacyRecords(name, abs, e, raw, lastOffset)
 	}
@@ -612,15 +569,9 @@ func (d *Dumper) trackOffset(abs string, off int64, last *int64) {
 	*last = off
 }
 
-func locate(name string, pos int64, err error) error {
-	var fe *batch.FormatError
-	if errors.As(err, &fe) {
-		return &segment.Error{File: name, Offset: pos + fe.Pos, Err: err}
-	}
-	return &segment.Error{File: name, Offset: pos, Err: err}
-}
+func locate(name string, pos int64, err error) error { return segment.Locate(name, pos, err) }
 
-func (d *Dumper) legacyRecords(name, abs string, e *segment.Entry, raw []byte, lastOffset *int64) error {
+func (d *Dumper) legacyRecords(name, abs string, e *segment.Batch, raw []byte, lastOffset *int64) error {
 	w, err := batch.ParseLegacy(raw)
 	if err != nil {
 		if ks, vs, ok := batch.LegacySizes(raw); ok && w.Codec() == batch.CodecNone && d.json == nil {

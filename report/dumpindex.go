@@ -3,88 +3,20 @@ package report
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/kseg/kseg/batch"
 	"github.com/kseg/kseg/index"
+	"github.com/kseg/kseg/indexcheck"
 	"github.com/kseg/kseg/segment"
 )
 
-// companion is <dir>/<prefix before the first '.'><suffix>, as
-// DumpLogSegments names an index's log.
-func companion(name, suffix string) string {
-	base := filepath.Base(name)
-	prefix, _, _ := strings.Cut(base, ".")
-	return filepath.Join(filepath.Dir(absPath(name)), prefix+suffix)
-}
-
-// openLog opens an index's companion log. Kafka crashes with
-// NoSuchFileException when it is missing.
-func openLog(name string) (*os.File, int64, error) {
-	p := companion(name, ".log")
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, 0, &segment.Error{File: name, Offset: -1, Err: fmt.Errorf("java.nio.file.NoSuchFileException: %s (an index cannot be checked without its .log)", p)}
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, 0, err
-	}
-	return f, st.Size(), nil
-}
-
-// firstBatchIn frames the first entry in log[pos, pos+window) as
-// fileRecords.slice(pos, window).batches().iterator().next() does.
-func firstBatchIn(log io.ReaderAt, logSize int64, pos int64, window int, name string) (*segment.Entry, error) {
-	if pos > logSize {
-		return nil, &segment.Error{File: name, Offset: pos, Err: fmt.Errorf("Slice from position %d exceeds end position of the log (%d bytes)", pos, logSize)}
-	}
-	end := pos + int64(window)
-	if end > logSize || end < pos {
-		end = logSize
-	}
-	s := segment.NewScanner(io.NewSectionReader(log, pos, end-pos), end-pos, name)
-	s.SetBlockSize(4096)
-	if !s.Next() {
-		if err := s.Err(); err != nil {
-			return nil, err
-		}
-		return nil, &segment.Error{File: name, Offset: pos, Err: errors.New("java.util.NoSuchElementException: no whole batch at the indexed position")}
-	}
-	e := *s.Entry()
-	e.Pos += pos
-	if e.Magic < batch.MagicV2 {
-		raw, err := s.Bytes()
-		if err != nil {
-			return nil, err
-		}
-		m, err := batch.ParseLegacy(raw)
-		if err != nil {
-			return nil, locate(name, e.Pos, err)
-		}
-		e.Header.BaseOffset = m.Offset // lastOffset of a legacy entry is its offset
-	}
-	return &e, nil
-}
-
-func lastOffsetOf(e *segment.Entry) int64 {
-	if e.Magic < batch.MagicV2 {
-		return e.Header.BaseOffset
-	}
-	return e.Header.LastOffset()
-}
-
 func (d *Dumper) dumpIndex(name string) error {
-	base, err := baseOffsetOf(name)
-	if err != nil {
+	if _, err := baseOffsetOf(name); err != nil {
 		return err
 	}
-	log, logSize, err := openLog(name)
+	log, err := indexcheck.OpenLog(name, d.opts.MaxDecompressed)
 	if err != nil {
 		return err
 	}
@@ -123,18 +55,18 @@ func (d *Dumper) dumpIndex(name string) error {
 			d.indexFinding(name, "index-not-increasing", "error", ent, fmt.Sprintf("entry %d (offset %d) does not follow the previous entry's offset %d: lookups can land on the wrong batch", it.Slot(), ent.Offset, prev))
 		}
 		prev = ent.Offset
-		first, err := firstBatchIn(log, logSize, int64(ent.Position), d.opts.MaxMessageSize, name)
+		first, err := log.BatchAt(int64(ent.Position), d.opts.MaxMessageSize)
 		if err != nil {
 			// Locate the failure at the index entry: the log position is
 			// in the cause, and it is not a byte of the index file.
 			slot := int64(it.Slot())
 			return &segment.Error{File: name, Offset: slot * index.OffsetEntrySize, Err: fmt.Errorf("entry %d (offset %d, position %d): %w", slot, ent.Offset, ent.Position, unwrapLocated(err))}
 		}
-		if lo := lastOffsetOf(first); lo != ent.Offset {
+		if lo := first.LastOffset; lo != ent.Offset {
 			m := d.indexMismatches.get(abs, func() map[int64]int64 { return map[int64]int64{} })
 			m[ent.Offset] = lo
 			if d.opts.Format != FormatKafka {
-				d.lookupInvariant(name, base, ent, first, logSize)
+				d.lookupInvariant(name, ent, first)
 			}
 		}
 		if d.json != nil {
@@ -170,8 +102,8 @@ func (d *Dumper) indexFinding(name, code, sev string, ent index.OffsetEntry, msg
 	d.printf("kseg-%s: index offset %d at position %d: %s\n", sev, ent.Offset, ent.Position, msg)
 }
 
-func (d *Dumper) lookupInvariant(name string, base int64, ent index.OffsetEntry, first *segment.Entry, logSize int64) {
-	ok := first.Header.BaseOffset <= ent.Offset
+func (d *Dumper) lookupInvariant(name string, ent index.OffsetEntry, first *indexcheck.Batch) {
+	ok := indexcheck.LookupHolds(ent.Offset, first)
 	msg := "strict mismatch only: a batch starts at the position and covers offsets up to the indexed one (a multi-batch append, as followers wrote before Kafka 4.0); lookups are correct"
 	sev := "info"
 	if !ok {
@@ -184,8 +116,8 @@ func (d *Dumper) lookupInvariant(name string, base int64, ent index.OffsetEntry,
 		d.json.j.str("severity", sev)
 		d.json.j.int("index_offset", ent.Offset)
 		d.json.j.int("position", int64(ent.Position))
-		d.json.j.int("batch_base_offset", first.Header.BaseOffset)
-		d.json.j.int("batch_last_offset", lastOffsetOf(first))
+		d.json.j.int("batch_base_offset", first.BaseOffset)
+		d.json.j.int("batch_last_offset", first.LastOffset)
 		d.json.j.str("message", msg)
 		d.json.end()
 		return
@@ -197,13 +129,13 @@ func (d *Dumper) dumpTimeIndex(name string) error {
 	if _, err := baseOffsetOf(name); err != nil {
 		return err
 	}
-	log, logSize, err := openLog(name)
+	log, err := indexcheck.OpenLog(name, d.opts.MaxDecompressed)
 	if err != nil {
 		return err
 	}
 	defer log.Close()
 	var offIdx *index.OffsetIndex
-	if p := companion(name, ".index"); fileExists(p) {
+	if p := indexcheck.Companion(name, ".index"); fileExists(p) {
 		if offIdx, err = index.OpenOffsetIndex(p); err != nil {
 			return err
 		}
@@ -238,7 +170,7 @@ func (d *Dumper) dumpTimeIndex(name string) error {
 			}
 			pos = int64(oe.Position)
 		}
-		match, raw, err := d.findBatchFrom(log, logSize, pos, ent.Offset, name)
+		match, raw, err := log.FirstEnding(pos, ent.Offset)
 		if err != nil {
 			return err
 		}
@@ -246,11 +178,11 @@ func (d *Dumper) dumpTimeIndex(name string) error {
 		case match == nil:
 			l := d.timeNotFound.get(abs, func() [][2]int64 { return nil })
 			d.timeNotFound.set(abs, append(l, [2]int64{ent.Offset, -1}))
-		case lastOffsetOf(match) != ent.Offset:
+		case match.LastOffset != ent.Offset:
 			l := d.timeNotFound.get(abs, func() [][2]int64 { return nil })
-			d.timeNotFound.set(abs, append(l, [2]int64{ent.Offset, lastOffsetOf(match)}))
+			d.timeNotFound.set(abs, append(l, [2]int64{ent.Offset, match.LastOffset}))
 		default:
-			maxTs, err := d.maxRecordTimestamp(name, match, raw)
+			maxTs, err := log.MaxRecordTimestamp(match, raw)
 			if err != nil {
 				return err
 			}
@@ -279,80 +211,6 @@ func (d *Dumper) dumpTimeIndex(name string) error {
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
-
-// findBatchFrom frames the log from pos to its end (all of it, as Kafka
-// collects every batch first) and returns the first batch whose lastOffset
-// is >= target, with its bytes.
-func (d *Dumper) findBatchFrom(log io.ReaderAt, logSize, pos, target int64, name string) (*segment.Entry, []byte, error) {
-	if pos > logSize {
-		return nil, nil, &segment.Error{File: name, Offset: pos, Err: fmt.Errorf("Slice from position %d exceeds end position of the log (%d bytes)", pos, logSize)}
-	}
-	s := segment.NewScanner(io.NewSectionReader(log, pos, logSize-pos), logSize-pos, name)
-	var found *segment.Entry
-	var raw []byte
-	for s.Next() {
-		if found != nil {
-			continue
-		}
-		e := *s.Entry()
-		b, err := s.Bytes()
-		if err != nil {
-			return nil, nil, err
-		}
-		if e.Magic < batch.MagicV2 {
-			m, err := batch.ParseLegacy(b)
-			if err != nil {
-				return nil, nil, locate(name, pos+e.Pos, err)
-			}
-			e.Header.BaseOffset = m.Offset
-		}
-		if lastOffsetOf(&e) >= target {
-			e.Pos += pos
-			found = &e
-			raw = append([]byte(nil), b...)
-		}
-	}
-	if err := s.Err(); err != nil {
-		return nil, nil, err
-	}
-	return found, raw, nil
-}
-
-func (d *Dumper) maxRecordTimestamp(name string, e *segment.Entry, raw []byte) (int64, error) {
-	maxTs := batch.NoTimestamp
-	if e.Magic < batch.MagicV2 {
-		w, err := batch.ParseLegacy(raw)
-		if err != nil {
-			return 0, locate(name, e.Pos, err)
-		}
-		inner, err := batch.LegacyInner(&w, &d.dec, d.inner)
-		if err != nil {
-			return 0, locate(name, e.Pos, err)
-		}
-		for _, m := range inner {
-			maxTs = max(maxTs, m.Timestamp)
-		}
-		return maxTs, nil
-	}
-	h := &e.Header
-	if err := d.br.Open(raw, h); err != nil {
-		return 0, locate(name, e.Pos, err)
-	}
-	for {
-		ok, err := d.br.Next(&d.rec)
-		if err != nil {
-			return 0, locate(name, e.Pos, err)
-		}
-		if !ok {
-			return maxTs, nil
-		}
-		ts := h.BaseTimestamp + d.rec.TimestampDelta
-		if h.TimestampType() == batch.LogAppendTime {
-			ts = h.MaxTimestamp
-		}
-		maxTs = max(maxTs, ts)
-	}
-}
 
 func (d *Dumper) dumpSnapshot(name string) error {
 	snap, err := index.ReadSnapshotFile(name)

@@ -51,7 +51,7 @@ func (j *jsonObj) bytesField(k string, v []byte) {
 	j.str(k+"_encoding", "base64")
 }
 
-func (jw *jsonWriter) batch(d *Dumper, name string, e *segment.Entry, raw []byte) error {
+func (jw *jsonWriter) batch(d *Dumper, name string, e *segment.Batch, raw []byte) error {
 	jw.begin("batch", name)
 	j := &jw.j
 	j.int("position", e.Pos)
@@ -104,7 +104,7 @@ func (jw *jsonWriter) batch(d *Dumper, name string, e *segment.Entry, raw []byte
 	return nil
 }
 
-func (jw *jsonWriter) record(d *Dumper, name string, e *segment.Entry, off, ts int64, seq int32, r *batch.Record, control bool) error {
+func (jw *jsonWriter) record(d *Dumper, name string, e *segment.Batch, off, ts int64, seq int32, r *batch.Record, control bool) error {
 	jw.begin("record", name)
 	j := &jw.j
 	j.int("batch_position", e.Pos)
@@ -161,7 +161,7 @@ func (jw *jsonWriter) record(d *Dumper, name string, e *segment.Entry, off, ts i
 	return nil
 }
 
-func (jw *jsonWriter) legacyRecord(d *Dumper, name string, e *segment.Entry, m *batch.LegacyMessage) {
+func (jw *jsonWriter) legacyRecord(d *Dumper, name string, e *segment.Batch, m *batch.LegacyMessage) {
 	jw.begin("record", name)
 	j := &jw.j
 	j.int("batch_position", e.Pos)

@@ -4,18 +4,9 @@ import (
 	"github.com/kseg/kseg/batch"
 )
 
-// BatchInfo is one top-level entry of a partition, as Count sees it.
-type BatchInfo struct {
-	File       string
-	Pos        int64
-	BaseOffset int64 // legacy compressed wrapper: its first inner offset
-	LastOffset int64
-	Records    int // header count; legacy: 1 or the inner message count
-	Control    bool
-}
-
-// Record is one record of a partition. Key, Value and Headers alias
-// internal buffers, valid until the next call to Next.
+// Record is one data record of a partition, in one shape for v2 and legacy
+// entries. Key, Value and Headers alias internal buffers, valid until the
+// next call to NextRecord.
 type Record struct {
 	Offset  int64
 	Key     []byte
@@ -23,44 +14,38 @@ type Record struct {
 	Headers []batch.RecordHeader
 }
 
-// Iter walks a partition's segments batch by batch and, on request,
-// record by record, in constant memory. Create with NewIter.
+// Iter walks a partition's segments batch by batch and, on request, record
+// by record, in constant memory: a Stream per segment, one after another.
 type Iter struct {
 	segs []Segment
 	next int
-	f    *File
+	st   *Stream
+	open bool
 	err  error
+	cur  BatchInfo
 
-	dec   batch.Decompressor
-	inner []batch.LegacyMessage
-	br    batch.BatchReader
-	rec   batch.Record
-
-	cur BatchInfo
 	// record state within the current batch
+	br       *batch.BatchReader
+	inner    []batch.LegacyMessage
 	recMode  int // 0 none, 1 v2 reader, 2 legacy list
 	legacyAt int
+	rec      batch.Record
 	out      Record
 }
 
 // NewIter iterates p's segments in order.
-func NewIter(p *Partition) *Iter { return &Iter{segs: p.Segments} }
+func NewIter(p *Partition) *Iter { return &Iter{segs: p.Segments, st: &Stream{}} }
 
 // Close releases the open file.
 func (it *Iter) Close() {
-	if it.f != nil {
-		it.f.Close()
-		it.f = nil
-	}
+	it.st.Close()
+	it.open = false
 }
 
 // Err is the error that stopped the iteration.
 func (it *Iter) Err() error { return it.err }
 
-func (it *Iter) fail(pos int64, err error) bool {
-	if _, ok := err.(*Error); !ok {
-		err = &Error{File: it.f.Name(), Offset: pos, Err: err}
-	}
+func (it *Iter) fail(err error) bool {
 	it.err = err
 	it.Close()
 	return false
@@ -74,50 +59,36 @@ func (it *Iter) NextBatch() bool {
 		return false
 	}
 	for {
-		if it.f == nil {
+		if !it.open {
 			if it.next >= len(it.segs) {
 				return false
 			}
-			f, err := Open(it.segs[it.next].Path, 0)
+			err := it.st.OpenFile(it.segs[it.next].Path, 0)
 			it.next++
 			if err != nil {
-				it.err = err
-				return false
+				return it.fail(err)
 			}
-			it.f = f
+			it.open = true
 		}
-		if !it.f.Next() {
-			if err := it.f.Err(); err != nil {
-				it.err = err
-				it.Close()
-				return false
+		if !it.st.Next() {
+			if err := it.st.Err(); err != nil {
+				return it.fail(err)
 			}
 			it.Close()
 			continue
 		}
-		e := it.f.Entry()
-		it.cur = BatchInfo{File: it.f.Name(), Pos: e.Pos}
-		if e.Magic >= batch.MagicV2 {
-			h := &e.Header
-			it.cur.BaseOffset, it.cur.LastOffset = h.BaseOffset, h.LastOffset()
-			it.cur.Records, it.cur.Control = int(h.RecordCount), h.IsControl()
-			return true
-		}
-		b, err := it.f.Bytes()
+		b := it.st.Batch()
+		info, err := b.Info()
 		if err != nil {
-			return it.fail(e.Pos, err)
+			return it.fail(err)
 		}
-		m, err := batch.ParseLegacy(b)
-		if err != nil {
-			return it.fail(e.Pos, err)
+		it.cur = info
+		if b.IsLegacy() {
+			if it.inner, err = b.Inner(); err != nil {
+				return it.fail(err)
+			}
+			it.recMode, it.legacyAt = 2, 0
 		}
-		it.inner, err = batch.LegacyInner(&m, &it.dec, it.inner)
-		if err != nil {
-			return it.fail(e.Pos, err)
-		}
-		it.cur.BaseOffset, it.cur.LastOffset = it.inner[0].Offset, m.Offset
-		it.cur.Records = len(it.inner)
-		it.recMode, it.legacyAt = 2, 0
 		return true
 	}
 }
@@ -134,10 +105,11 @@ func (it *Iter) NextRecord() bool {
 		case 1:
 			ok, err := it.br.Next(&it.rec)
 			if err != nil {
-				return it.fail(it.cur.Pos, err)
+				return it.fail(Locate(it.cur.File, it.cur.Pos, err))
 			}
 			if ok {
-				it.out = Record{Offset: it.cur.BaseOffset + int64(it.rec.OffsetDelta), Key: it.rec.Key, Value: it.rec.Value, Headers: it.rec.Headers}
+				r := &it.rec
+				it.out = Record{Offset: it.cur.BaseOffset + int64(r.OffsetDelta), Key: r.Key, Value: r.Value, Headers: r.Headers}
 				return true
 			}
 		case 2:
@@ -152,15 +124,11 @@ func (it *Iter) NextRecord() bool {
 			return false
 		}
 		if it.recMode == 0 && !it.cur.Control {
-			e := it.f.Entry()
-			b, err := it.f.Bytes()
+			br, err := it.st.Batch().Records()
 			if err != nil {
-				return it.fail(e.Pos, err)
+				return it.fail(err)
 			}
-			if err := it.br.Open(b, &e.Header); err != nil {
-				return it.fail(e.Pos, err)
-			}
-			it.recMode = 1
+			it.br, it.recMode = br, 1
 		}
 	}
 }

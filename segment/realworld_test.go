@@ -65,30 +65,28 @@ func TestRealWorldSegments(t *testing.T) {
 	for _, want := range rows {
 		want := want
 		t.Run(want.path, func(t *testing.T) {
-			f, err := Open(filepath.Join(root, "segments", want.path), 0)
+			f, err := OpenFile(filepath.Join(root, "segments", want.path), 0, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			var br batch.BatchReader
-			var dec batch.Decompressor
-			var inner []batch.LegacyMessage
 			var rec batch.Record
 			entries, records, control, txn, headers, crcOK := 0, 0, 0, 0, 0, true
 			for f.Next() {
-				e := f.Entry()
+				e := f.Batch()
 				entries++
-				raw, err := f.Bytes()
+				raw, err := e.Bytes()
 				if err != nil {
 					t.Fatal(err)
 				}
 				if e.Magic < 2 {
-					m, err := batch.ParseLegacy(raw)
+					m, err := e.Legacy()
 					if err != nil {
 						t.Fatal(err)
 					}
 					crcOK = crcOK && m.Valid()
-					if inner, err = batch.LegacyInner(&m, &dec, inner); err != nil {
+					inner, err := e.Inner()
+					if err != nil {
 						t.Fatal(err)
 					}
 					records += len(inner)
@@ -101,7 +99,8 @@ func TestRealWorldSegments(t *testing.T) {
 				if e.Header.IsTransactional() {
 					txn++
 				}
-				if err := br.Open(raw, &e.Header); err != nil {
+				br, err := e.Records()
+				if err != nil {
 					t.Fatalf("batch at %d: %v", e.Pos, err)
 				}
 				for {
@@ -119,7 +118,7 @@ func TestRealWorldSegments(t *testing.T) {
 			if err := f.Err(); err != nil {
 				t.Fatal(err)
 			}
-			trailing := int(f.End() - f.Pos())
+			trailing := int(f.Size() - f.Tail())
 			got := provenanceFacts{path: want.path, entries: entries, records: records, control: control, txn: txn,
 				headers: headers, trailing: trailing, crcAllValid: crcOK}
 			if got != want {

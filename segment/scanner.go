@@ -1,7 +1,8 @@
-// Package segment walks Kafka log files and directories: it frames a .log
-// or .checkpoint file into entries (v2 batches or legacy messages) exactly
-// as Kafka's FileLogInputStream does, reading in large blocks and parsing
-// headers inside the buffer.
+// Package segment is the one place where bytes become batches: it frames
+// any source (a file, a slice of one, fetched bytes, a remote object) into
+// entries (v2 batches or legacy messages) exactly as Kafka's
+// FileLogInputStream does, reading in large blocks and parsing headers
+// inside the buffer, and hands every command the same Stream of them.
 package segment
 
 import (
@@ -9,8 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-
+	
 	"github.com/kseg/kseg/batch"
 )
 
@@ -57,18 +57,18 @@ func (e *RecordSizeError) Error() string {
 }
 func (e *RecordSizeError) Unwrap() error { return ErrRecordSize }
 
-// Entry is one framed log entry: a v2 batch (Magic >= 2) or a legacy
+// frame is one framed log entry: a v2 batch (Magic >= 2) or a legacy
 // message (Magic 0/1, possibly a compressed wrapper).
-type Entry struct {
+type frame struct {
 	Pos    int64 // file position of the entry
 	Size   int64 // 12 + length field
 	Magic  int8
 	Header batch.Header // v2 only; decoded from the 61 bytes at Pos
 }
 
-// Scanner frames a log file. Create with NewScanner or Open; call Next until
-// it returns false, then check Err.
-type Scanner struct {
+// scanner frames one source; Stream wraps it with keep-going, checksums and
+// lazy decoding. Call next until it returns false, then check err.
+type scanner struct {
 	r    io.ReaderAt
 	name string
 	end  int64 // limited file size
@@ -78,39 +78,22 @@ type Scanner struct {
 	winLen   int
 
 	pos   int64 // next entry position
-	entry Entry
+	entry frame
 	err   error
 	done  bool
 	block int
 }
 
-// NewScanner frames r, of which the first size bytes are considered. name is
-// used in errors.
-func NewScanner(r io.ReaderAt, size int64, name string) *Scanner {
-	return &Scanner{r: r, name: name, end: size, block: BlockSize}
+// reset points the scanner at a new source, keeping its buffer.
+func (s *scanner) reset(r io.ReaderAt, size int64, name string) {
+	buf, block := s.buf, s.block
+	if block == 0 {
+		block = BlockSize
+	}
+	*s = scanner{r: r, name: name, end: size, buf: buf, block: block}
 }
 
-// SetBlockSize changes the read size (tests use tiny blocks to exercise
-// window refills).
-func (s *Scanner) SetBlockSize(n int) { s.block = n }
-
-// Name is the file name given at creation.
-func (s *Scanner) Name() string { return s.name }
-
-// End is the (possibly limited) size considered.
-func (s *Scanner) End() int64 { return s.end }
-
-// Pos is where the next entry would start: after a clean stop, the number of
-// valid bytes framed so far.
-func (s *Scanner) Pos() int64 { return s.pos }
-
-// Entry returns the current entry; valid until the next call to Next.
-func (s *Scanner) Entry() *Entry { return &s.entry }
-
-// Err is the error that stopped the scan, nil at a clean end.
-func (s *Scanner) Err() error { return s.err }
-
-func (s *Scanner) fail(off int64, err error) bool {
+func (s *scanner) fail(off int64, err error) bool {
 	s.err = &Error{File: s.name, Offset: off, Err: err}
 	s.done = true
 	return false
@@ -118,7 +101,7 @@ func (s *Scanner) fail(off int64, err error) bool {
 
 // window returns file bytes [off, off+n), reading a block if they are not
 // buffered. The slice is valid until the next call.
-func (s *Scanner) window(off int64, n int) ([]byte, error) {
+func (s *scanner) window(off int64, n int) ([]byte, error) {
 	if off >= s.winStart && off+int64(n) <= s.winStart+int64(s.winLen) {
 		i := int(off - s.winStart)
 		return s.buf[i : i+n], nil
@@ -149,10 +132,10 @@ func (s *Scanner) window(off int64, n int) ([]byte, error) {
 	return s.buf[:n], nil
 }
 
-// Next frames the next entry, following FileLogInputStream.nextBatch: stop
+// next frames the next entry, following FileLogInputStream.nextBatch: stop
 // quietly when 17 or fewer bytes remain or the entry runs past the end; fail
 // when the size field is below 14.
-func (s *Scanner) Next() bool {
+func (s *scanner) next() bool {
 	if s.done {
 		return false
 	}
@@ -174,7 +157,7 @@ func (s *Scanner) Next() bool {
 		s.done = true
 		return false
 	}
-	s.entry = Entry{Pos: pos, Size: batch.LogOverhead + int64(size), Magic: magic}
+	s.entry = frame{Pos: pos, Size: batch.LogOverhead + int64(size), Magic: magic}
 	if magic >= batch.MagicV2 {
 		// A v2 entry shorter than 61 bytes: Kafka reads its header straight
 		// into the following bytes, and fails if the file ends first.
@@ -188,10 +171,10 @@ func (s *Scanner) Next() bool {
 	return true
 }
 
-// Bytes returns the whole current entry. The slice is valid until the next
-// call to Next or Bytes. For an undersized v2 entry it still returns only
+// bytes returns the whole current entry. The slice is valid until the next
+// call to next or bytes. For an undersized v2 entry it still returns only
 // its Size bytes.
-func (s *Scanner) Bytes() ([]byte, error) {
+func (s *scanner) bytes() ([]byte, error) {
 	e := &s.entry
 	b, err := s.window(e.Pos, int(e.Size))
 	if err != nil {
@@ -200,64 +183,3 @@ func (s *Scanner) Bytes() ([]byte, error) {
 	return b, nil
 }
 
-// Resync searches forward from the current position for the next offset at
-// which a well-formed v2 batch with a valid CRC starts, and continues the
-// scan there. It returns the position of the skipped region's end and false
-// when no further batch exists (the scan is then done).
-func (s *Scanner) Resync(from int64) (int64, bool) {
-	s.err = nil
-	s.done = false
-	for p := from; p <= s.end-batch.HeaderSize; p++ {
-		hb, err := s.window(p, batch.HeaderSize)
-		if err != nil {
-			break
-		}
-		if hb[16] != batch.MagicV2 {
-			continue
-		}
-		size := int64(int32(binary.BigEndian.Uint32(hb[8:])))
-		if size < batch.HeaderSize-batch.LogOverhead || p+batch.LogOverhead+size > s.end {
-			continue
-		}
-		full, err := s.window(p, int(batch.LogOverhead+size))
-		if err != nil || !batch.ValidCRC(full) {
-			continue
-		}
-		s.pos = p
-		return p, true
-	}
-	s.pos = s.end
-	s.done = true
-	return s.end, false
-}
-
-// File is an opened log file with its scanner.
-type File struct {
-	*Scanner
-	f *os.File
-}
-
-// Open opens path read-only and frames at most maxBytes of it (<=0: all).
-func Open(path string, maxBytes int64) (*File, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if st.IsDir() {
-		f.Close()
-		return nil, &Error{File: path, Err: errors.New("is a directory, not a log file")}
-	}
-	size := st.Size()
-	if maxBytes > 0 && maxBytes < size {
-		size = maxBytes
-	}
-	return &File{Scanner: NewScanner(f, size, path), f: f}, nil
-}
-
-// Close closes the file.
-func (f *File) Close() error { return f.f.Close() }

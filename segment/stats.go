@@ -24,6 +24,8 @@ type CountOptions struct {
 	// thousand batches and at the end of each file. It may be called from
 	// several goroutines at once (CountPartitions).
 	Progress func(bytes, batches int64)
+	// OnBatch, when set, is handed every batch as it is counted.
+	OnBatch func(*BatchInfo)
 }
 
 // Stats is the batch layout of a file or partition, read from batch
@@ -111,7 +113,8 @@ func (s *Stats) Fill(batchSize int) float64 {
 	return s.AvgBytes() / float64(batchSize)
 }
 
-func (s *Stats) addBatch(records int, size int64, codec batch.Codec, ts int64, pid int64, first, last int64) {
+func (s *Stats) addBatch(in *BatchInfo) {
+	records, ts, pid, first, last := in.Records, in.MaxTimestamp, in.ProducerID, in.BaseOffset, in.LastOffset
 	if s.Batches == 0 || records < s.MinRecords {
 		s.MinRecords = records
 	}
@@ -120,9 +123,9 @@ func (s *Stats) addBatch(records int, size int64, codec batch.Codec, ts int64, p
 	}
 	s.Batches++
 	s.Records += int64(records)
-	s.Bytes += size
+	s.Bytes += in.Size
 	s.RecordsPerBatch[records]++
-	s.Codecs[codec.String()]++
+	s.Codecs[in.Codec.String()]++
 	if ts >= 0 {
 		if s.MinTimestamp < 0 || ts < s.MinTimestamp {
 			s.MinTimestamp = ts
@@ -195,12 +198,11 @@ func (s *Stats) sortPIDs() {
 	sort.Slice(s.ProducerIDs, func(i, j int) bool { return s.ProducerIDs[i] < s.ProducerIDs[j] })
 }
 
-// Counter counts files, reusing its buffers; not safe for concurrent use.
+// Counter counts files, reusing its stream and buffers; not safe for
+// concurrent use.
 type Counter struct {
 	Options CountOptions
-	dec     batch.Decompressor
-	inner   []batch.LegacyMessage
-	buf     []byte // the scanner's block buffer, kept across files
+	st      Stream
 }
 
 // CountFile reads the batch headers of one log file.
@@ -226,97 +228,55 @@ func (c *Counter) CountPartition(p *Partition) (*Stats, error) {
 }
 
 func (c *Counter) countInto(s *Stats, path string) error {
-	f, err := Open(path, c.Options.MaxBytes)
-	if err != nil {
+	c.st.opts = Options{MaxDecompressed: c.Options.MaxDecompressed}
+	if err := c.st.OpenFile(path, c.Options.MaxBytes); err != nil {
 		return err
 	}
-	defer f.Close()
-	f.buf = c.buf
-	defer func() { c.buf = f.buf }()
-	c.dec.Max = c.Options.MaxDecompressed
+	defer c.st.Close()
 	s.Files++
 	var pendBytes, pendBatches int64
 	if c.Options.Progress != nil {
 		defer func() { c.Options.Progress(pendBytes, pendBatches) }()
 	}
-	for f.Next() {
-		e := f.Entry()
+	for c.st.Next() {
+		b := c.st.Batch()
 		if c.Options.Progress != nil {
-			pendBytes += e.Size
+			pendBytes += b.Size
 			pendBatches++
 			if pendBatches == 4096 || pendBytes >= 8<<20 {
 				c.Options.Progress(pendBytes, pendBatches)
 				pendBytes, pendBatches = 0, 0
 			}
 		}
-		if e.Magic >= batch.MagicV2 {
-			h := &e.Header
-			codec := h.Codec()
-			if h.IsControl() {
-				s.ControlBatches++
-			}
-			if codec != batch.CodecNone {
-				s.CompressedBatches++
-				payload := e.Size - batch.HeaderSize
-				if payload < 0 {
-					payload = 0
-				}
-				s.CompressedBytes += payload
-				if c.Options.Uncompressed {
-					b, err := f.Bytes()
-					if err != nil {
-						return err
-					}
-					if len(b) < batch.HeaderSize {
-						return &Error{File: path, Offset: e.Pos, Err: batch.ErrTruncated}
-					}
-					out, err := c.dec.Decompress(codec, b[batch.HeaderSize:], h.Magic)
-					if err != nil {
-						return &Error{File: path, Offset: e.Pos, Err: err}
-					}
-					s.UncompressedBytes += int64(len(out))
-				} else {
-					s.Measured = false
-				}
-			}
-			ts := h.MaxTimestamp
-			if ts < 0 {
-				ts = -1
-			}
-			s.addBatch(int(h.RecordCount), e.Size, codec, ts, h.ProducerID, h.BaseOffset, h.LastOffset())
-			continue
-		}
-		b, err := f.Bytes()
+		in, err := b.Info()
 		if err != nil {
 			return err
 		}
-		m, err := batch.ParseLegacy(b)
-		if err != nil {
-			return &Error{File: path, Offset: e.Pos, Err: err}
+		if in.Control {
+			s.ControlBatches++
 		}
-		codec := m.Codec()
-		records := 1
-		first := m.Offset
-		if codec != batch.CodecNone {
+		if in.Codec != batch.CodecNone {
 			s.CompressedBatches++
-			s.CompressedBytes += int64(len(m.Value))
-			c.inner, err = batch.LegacyInner(&m, &c.dec, c.inner)
-			if err != nil {
-				return &Error{File: path, Offset: e.Pos, Err: err}
-			}
-			records = len(c.inner)
-			first = c.inner[0].Offset
-			for i := range c.inner {
-				s.UncompressedBytes += c.inner[i].EntrySize()
+			s.CompressedBytes += in.Payload
+			switch {
+			case b.IsLegacy():
+				s.UncompressedBytes += in.Uncompressed
+			case c.Options.Uncompressed:
+				out, err := b.Decompress()
+				if err != nil {
+					return err
+				}
+				s.UncompressedBytes += int64(len(out))
+			default:
+				s.Measured = false
 			}
 		}
-		ts := m.Timestamp
-		if ts < 0 {
-			ts = -1
+		s.addBatch(&in)
+		if c.Options.OnBatch != nil {
+			c.Options.OnBatch(&in)
 		}
-		s.addBatch(records, e.Size, codec, ts, -1, first, m.Offset)
 	}
-	return f.Err()
+	return c.st.Err()
 }
 
 // PartitionStats pairs a partition with its counts.

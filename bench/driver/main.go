@@ -5,7 +5,7 @@
 //	driver read FILE     sequential read in 1 MiB blocks (page cache)
 //	driver crc FILE      CRC-32C over the file's first 1 MiB, repeated to the file's size (in cache: the pure CRC speed)
 //	driver crcmem FILE   CRC-32C over the file's first 256 MiB from memory, repeated (memory-bound)
-//	driver headers FILE  segment.Scanner: frame every batch, decode headers
+//	driver headers FILE  segment.Stream: frame every batch, decode headers
 //	driver crcscan FILE  frame every batch and verify its CRC
 //	driver deep FILE     decompress and decode every record
 //	driver codec FILE    decompress every batch's payload only (the codec library alone)
@@ -90,7 +90,7 @@ func run(mode, path string) (int64, error) {
 		_ = sink
 		return n, nil
 	}
-	f, err := segment.Open(path, 0)
+	f, err := segment.OpenFile(path, 0, segment.Options{})
 	if err != nil {
 		return 0, err
 	}
@@ -99,12 +99,12 @@ func run(mode, path string) (int64, error) {
 	var dec batch.Decompressor
 	var rec batch.Record
 	for f.Next() {
-		e := f.Entry()
+		e := f.Batch()
 		switch mode {
 		case "headers":
 			continue
 		}
-		raw, err := f.Bytes()
+		raw, err := e.Bytes()
 		if err != nil {
 			return 0, err
 		}
@@ -136,5 +136,5 @@ func run(mode, path string) (int64, error) {
 			return 0, fmt.Errorf("unknown mode %q", mode)
 		}
 	}
-	return f.Pos(), f.Err()
+	return f.Tail(), f.Err()
 }

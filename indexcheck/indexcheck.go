@@ -1,0 +1,208 @@
+// Package indexcheck checks a segment's indexes against its log, as
+// kafka-dump-log's --verify-index-only and kseg's own lookup check do: it
+// finds the batch an index entry points at and the records a time index
+// entry promises. It reads the log through package segment's stream and
+// renders nothing.
+package indexcheck
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/segment"
+)
+
+// Batch is the log entry an index entry leads to.
+type Batch struct {
+	Pos    int64
+	Size   int64
+	Magic  int8
+	Header batch.Header // v2 only
+	// BaseOffset and LastOffset as Kafka's index checks read them: for a
+	// legacy entry both are the message's own offset (a wrapper's is that
+	// of its last inner message), nothing is decompressed.
+	BaseOffset, LastOffset int64
+}
+
+// Log is the .log beside an index, opened for checks.
+type Log struct {
+	name string // the index, as the user named it: errors are located there
+	f    *os.File
+	size int64
+	br   batch.BatchReader
+	dec  batch.Decompressor
+	raw  []byte
+}
+
+// Companion is the file beside name with the same base offset and the
+// given suffix (".log", ".index").
+func Companion(name, suffix string) string {
+	base := filepath.Base(name)
+	prefix, _, _ := strings.Cut(base, ".")
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		abs = name
+	}
+	return filepath.Join(filepath.Dir(abs), prefix+suffix)
+}
+
+// ErrNoLog is the cause when an index's .log is missing.
+var ErrNoLog = errors.New("an index cannot be checked without its .log")
+
+// OpenLog opens the companion .log of the index file name. Kafka crashes
+// with NoSuchFileException when it is missing; the error says so.
+func OpenLog(name string, maxDecompressed int) (*Log, error) {
+	p := Companion(name, ".log")
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, &segment.Error{File: name, Offset: -1, Err: fmt.Errorf("java.nio.file.NoSuchFileException: %s (%w)", p, ErrNoLog)}
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	l := &Log{name: name, f: f, size: st.Size()}
+	l.dec.Max = maxDecompressed
+	l.br.Decompressor.Max = maxDecompressed
+	return l, nil
+}
+
+// Close closes the log.
+func (l *Log) Close() error { return l.f.Close() }
+
+// Size is the log's size in bytes.
+func (l *Log) Size() int64 { return l.size }
+
+// stream frames the log from pos to end (a slice, as Kafka's
+// FileRecords.slice), with positions relative to pos.
+func (l *Log) stream(pos, end int64, block int) *segment.Stream {
+	return segment.NewStream(segment.Source{Name: l.name, R: io.NewSectionReader(l.f, pos, end-pos), Size: end - pos},
+		segment.Options{BlockSize: block, MaxDecompressed: l.dec.Max})
+}
+
+func (l *Log) sliceError(pos int64) error {
+	return &segment.Error{File: l.name, Offset: pos, Err: fmt.Errorf("Slice from position %d exceeds end position of the log (%d bytes)", pos, l.size)}
+}
+
+func (l *Log) entry(pos int64, b *segment.Batch) (*Batch, error) {
+	e := &Batch{Pos: pos + b.Pos, Size: b.Size, Magic: b.Magic, Header: b.Header}
+	if !b.IsLegacy() {
+		e.BaseOffset, e.LastOffset = b.Header.BaseOffset, b.Header.LastOffset()
+		return e, nil
+	}
+	raw, err := b.Bytes()
+	if err != nil {
+		return nil, err
+	}
+	m, err := batch.ParseLegacy(raw)
+	if err != nil {
+		return nil, segment.Locate(l.name, e.Pos, err)
+	}
+	e.BaseOffset, e.LastOffset = m.Offset, m.Offset
+	return e, nil
+}
+
+// BatchAt frames the first entry in [pos, pos+window) as
+// fileRecords.slice(pos, window).batches().iterator().next() does.
+func (l *Log) BatchAt(pos int64, window int) (*Batch, error) {
+	if pos > l.size {
+		return nil, l.sliceError(pos)
+	}
+	end := pos + int64(window)
+	if end > l.size || end < pos {
+		end = l.size
+	}
+	st := l.stream(pos, end, 4096)
+	if !st.Next() {
+		if err := st.Err(); err != nil {
+			return nil, err
+		}
+		return nil, &segment.Error{File: l.name, Offset: pos, Err: errors.New("java.util.NoSuchElementException: no whole batch at the indexed position")}
+	}
+	return l.entry(pos, st.Batch())
+}
+
+// FirstEnding frames the log from pos to its end (all of it, as Kafka
+// collects every batch first) and returns the first batch whose last
+// offset is at least target, with its bytes; nil when there is none.
+func (l *Log) FirstEnding(pos, target int64) (*Batch, []byte, error) {
+	if pos > l.size {
+		return nil, nil, l.sliceError(pos)
+	}
+	st := l.stream(pos, l.size, 0)
+	var found *Batch
+	for st.Next() {
+		if found != nil {
+			continue
+		}
+		e, err := l.entry(pos, st.Batch())
+		if err != nil {
+			return nil, nil, err
+		}
+		if e.LastOffset >= target {
+			raw, err := st.Batch().Bytes()
+			if err != nil {
+				return nil, nil, err
+			}
+			found = e
+			l.raw = append(l.raw[:0], raw...)
+		}
+	}
+	if err := st.Err(); err != nil {
+		return nil, nil, err
+	}
+	return found, bytes.Clone(l.raw), nil
+}
+
+// MaxRecordTimestamp is the largest record timestamp in the batch (raw is
+// its bytes), what a time index entry must equal.
+func (l *Log) MaxRecordTimestamp(e *Batch, raw []byte) (int64, error) {
+	maxTs := batch.NoTimestamp
+	if e.Magic < batch.MagicV2 {
+		w, err := batch.ParseLegacy(raw)
+		if err != nil {
+			return 0, segment.Locate(l.name, e.Pos, err)
+		}
+		inner, err := batch.LegacyInner(&w, &l.dec, nil)
+		if err != nil {
+			return 0, segment.Locate(l.name, e.Pos, err)
+		}
+		for _, m := range inner {
+			maxTs = max(maxTs, m.Timestamp)
+		}
+		return maxTs, nil
+	}
+	h := &e.Header
+	if err := l.br.Open(raw, h); err != nil {
+		return 0, segment.Locate(l.name, e.Pos, err)
+	}
+	var rec batch.Record
+	for {
+		ok, err := l.br.Next(&rec)
+		if err != nil {
+			return 0, segment.Locate(l.name, e.Pos, err)
+		}
+		if !ok {
+			return maxTs, nil
+		}
+		ts := h.BaseTimestamp + rec.TimestampDelta
+		if h.TimestampType() == batch.LogAppendTime {
+			ts = h.MaxTimestamp
+		}
+		maxTs = max(maxTs, ts)
+	}
+}
+
+// LookupHolds is kseg's own check for an entry whose batch's last offset
+// is not the indexed one (Kafka's strict mismatch): the broker only needs
+// a batch to start at the position with a base offset at or below the
+// indexed offset. Entries a follower wrote (one per multi-batch append,
+// before Kafka 4.0) satisfy it.
+func LookupHolds(indexedOffset int64, b *Batch) bool { return b.BaseOffset <= indexedOffset }

@@ -1,0 +1,535 @@
+package segment
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/kseg/kseg/batch"
+)
+
+// Source is a named span of bytes to frame: a file, a slice of one, a
+// fetched response, a remote object. Name is used in errors and output.
+type Source struct {
+	Name string
+	R    io.ReaderAt
+	Size int64
+}
+
+// BytesSource frames b in memory.
+func BytesSource(name string, b []byte) Source {
+	return Source{Name: name, R: bytes.NewReader(b), Size: int64(len(b))}
+}
+
+// Options say what a Stream does beyond framing.
+type Options struct {
+	// KeepGoing reports each corrupt region once to OnRegion and
+	// resynchronises on the next valid v2 batch or legacy message, instead
+	// of stopping with Err.
+	KeepGoing bool
+	// VerifyCRC treats an entry whose checksum does not match (or a v2
+	// entry too short for its header) as corrupt rather than yielding it.
+	VerifyCRC bool
+	// OnRegion is told of every region skipped under KeepGoing.
+	OnRegion func(Region)
+	// MaxDecompressed caps one batch's decompressed size (0: the batch
+	// package default).
+	MaxDecompressed int
+	// BlockSize is how much is read at a time (0: BlockSize). Small reads
+	// suit a look at one batch, such as an index entry's.
+	BlockSize int
+}
+
+// Region is a span skipped under KeepGoing: [From, To). Resumed is false
+// when no valid entry follows (To is then the end of the source). Cause is
+// a located *Error.
+type Region struct {
+	File     string
+	From, To int64
+	Cause    error
+	Resumed  bool
+}
+
+// Causes a Stream gives to regions of its own finding.
+var (
+	// ErrPastEnd: an entry's length runs past the end of the source, yet a
+	// valid entry starts later (so this is not a torn tail).
+	ErrPastEnd = errors.New("the entry there runs past the end of the file")
+)
+
+// ChecksumError is a v2 batch or legacy message whose stored checksum
+// does not match its bytes (Options.VerifyCRC).
+type ChecksumError struct {
+	Header             batch.Header // v2 only
+	Magic              int8
+	Stored, Computed   uint32
+	ShorterThanHeader  bool  // a v2 entry of fewer than 61 bytes
+	Size               int64 // the entry's size
+}
+
+func (e *ChecksumError) Error() string {
+	if e.ShorterThanHeader {
+		return fmt.Sprintf("entry of %d bytes is shorter than a v2 batch header", e.Size)
+	}
+	return fmt.Sprintf("checksum mismatch (stored %d, computed %d)", e.Stored, e.Computed)
+}
+
+func (e *ChecksumError) Unwrap() error { return batch.ErrCorrupt }
+
+// Stream yields the entries of one source in order. Create with NewStream
+// or OpenFile; call Next until it returns false, then check Err and Tail.
+// A Stream and its buffers may be reused for another source with Reset.
+type Stream struct {
+	opts   Options
+	sc     scanner
+	rc     *rangeCRC // prefix checksums, built on the first resync
+	cur    Batch
+	err    error
+	tail   int64
+	closer io.Closer
+
+	// decoding state, reused across batches
+	br     batch.BatchReader
+	dec    batch.Decompressor
+	legacy batch.LegacyMessage
+	inner  []batch.LegacyMessage
+}
+
+// NewStream frames src.
+func NewStream(src Source, opts Options) *Stream {
+	s := &Stream{opts: opts}
+	s.Reset(src)
+	return s
+}
+
+// OpenFile opens path read-only and frames at most maxBytes of it (<= 0:
+// all). Close closes the file.
+func OpenFile(path string, maxBytes int64, opts Options) (*Stream, error) {
+	s := &Stream{opts: opts}
+	if err := s.OpenFile(path, maxBytes); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// OpenFile closes the current file, if the stream opened one, and frames
+// path with the same options and buffers.
+func (s *Stream) OpenFile(path string, maxBytes int64) error {
+	s.Close()
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	if st.IsDir() {
+		f.Close()
+		return &Error{File: path, Offset: -1, Err: errors.New("is a directory, not a log file")}
+	}
+	size := st.Size()
+	if maxBytes > 0 && maxBytes < size {
+		size = maxBytes
+	}
+	s.Reset(Source{Name: path, R: f, Size: size})
+	s.closer = f
+	return nil
+}
+
+// Reset frames src from its start, keeping buffers. It does not close a
+// file the stream opened: call Close first.
+func (s *Stream) Reset(src Source) {
+	s.sc.reset(src.R, src.Size, src.Name)
+	if s.opts.BlockSize > 0 {
+		s.sc.block = s.opts.BlockSize
+	}
+	s.rc, s.err, s.tail, s.closer = nil, nil, -1, nil
+	s.cur = Batch{}
+	s.dec.Max = s.opts.MaxDecompressed
+	s.br.Decompressor.Max = s.opts.MaxDecompressed
+}
+
+// Close closes the file OpenFile opened; a no-op for other sources.
+func (s *Stream) Close() error {
+	if s.closer == nil {
+		return nil
+	}
+	err := s.closer.Close()
+	s.closer = nil
+	return err
+}
+
+// Name is the source's name.
+func (s *Stream) Name() string { return s.sc.name }
+
+// Size is the (possibly limited) size of the source.
+func (s *Stream) Size() int64 { return s.sc.end }
+
+// Err is the error that stopped the stream; nil at a clean end.
+func (s *Stream) Err() error { return s.err }
+
+// Tail is, after a clean end, where the bytes that frame no entry start
+// (Size when there are none): Kafka's "invalid bytes at the end".
+func (s *Stream) Tail() int64 {
+	if s.tail < 0 {
+		return s.sc.pos
+	}
+	return s.tail
+}
+
+// Batch is the current entry, valid until the next call to Next.
+func (s *Stream) Batch() *Batch { return &s.cur }
+
+// Next advances to the next entry. A framing error stops the stream (see
+// Err) or, with KeepGoing, becomes a region and the stream resumes at the
+// next valid entry.
+func (s *Stream) Next() bool {
+	if s.err != nil {
+		return false
+	}
+	for {
+		if s.sc.next() {
+			e := &s.sc.entry
+			s.cur = Batch{File: s.sc.name, Pos: e.Pos, Size: e.Size, Magic: e.Magic, Header: e.Header, s: s}
+			if s.opts.VerifyCRC {
+				if cause := s.checkCRC(); cause != nil {
+					if !s.Reject(cause) {
+						return false
+					}
+					continue
+				}
+			}
+			return true
+		}
+		if err := s.sc.err; err != nil {
+			from := s.sc.pos // the failing entry's position: pos moves only past good ones
+			// A failed read is not corrupt bytes: no resync past it.
+			var pe *fs.PathError
+			if !s.opts.KeepGoing || errors.As(err, &pe) {
+				s.err = err
+				return false
+			}
+			s.skipTo(from, err)
+			continue
+		}
+		// A quiet stop before the end: an entry running past the end of
+		// the source. Intact entries after it make it a corrupt region,
+		// not a torn tail.
+		validEnd := s.sc.pos
+		if s.opts.KeepGoing && validEnd < s.sc.end {
+			if next, ok := s.resync(validEnd + 1); ok {
+				s.report(Region{From: validEnd, To: next, Resumed: true,
+					Cause: &Error{File: s.sc.name, Offset: validEnd, Err: ErrPastEnd}})
+				continue
+			}
+		}
+		s.tail = validEnd
+		return false
+	}
+}
+
+// Reject declares the current entry corrupt as a whole (its header cannot
+// be trusted, so neither can its length). With KeepGoing the region up to
+// the next valid entry is reported and Reject returns true; otherwise the
+// stream stops with cause as its error and Reject returns false.
+func (s *Stream) Reject(cause error) bool {
+	if !s.opts.KeepGoing {
+		s.err = s.locate(s.cur.Pos, cause)
+		s.sc.done = true
+		return false
+	}
+	s.skipTo(s.cur.Pos, cause)
+	return true
+}
+
+// Skip declares the current entry's contents bad while its framing holds:
+// with KeepGoing its bytes are reported as a region and the stream goes on
+// with the entry after it (true); otherwise the stream stops (false).
+func (s *Stream) Skip(cause error) bool {
+	if !s.opts.KeepGoing {
+		s.err = s.locate(s.cur.Pos, cause)
+		s.sc.done = true
+		return false
+	}
+	s.report(Region{From: s.cur.Pos, To: s.cur.Pos + s.cur.Size, Resumed: true, Cause: s.locate(s.cur.Pos, cause)})
+	return true
+}
+
+func (s *Stream) skipTo(from int64, cause error) {
+	next, ok := s.resync(from + 1)
+	s.report(Region{From: from, To: next, Resumed: ok, Cause: s.locate(from, cause)})
+}
+
+func (s *Stream) report(r Region) {
+	r.File = s.sc.name
+	if s.opts.OnRegion != nil {
+		s.opts.OnRegion(r)
+	}
+}
+
+// locate wraps err with the file and absolute position, unless it already
+// is located; a batch.FormatError's batch-relative position is added to pos.
+func (s *Stream) locate(pos int64, err error) error {
+	return Locate(s.sc.name, pos, err)
+}
+
+// Locate wraps err as an *Error at file position pos (plus a
+// batch.FormatError's position inside the entry); an *Error is returned as
+// it is.
+func Locate(file string, pos int64, err error) error {
+	var se *Error
+	if errors.As(err, &se) {
+		return err
+	}
+	var fe *batch.FormatError
+	if errors.As(err, &fe) {
+		return &Error{File: file, Offset: pos + fe.Pos, Err: err}
+	}
+	return &Error{File: file, Offset: pos, Err: err}
+}
+
+func (s *Stream) checkCRC() error {
+	b := &s.cur
+	raw, err := b.Bytes()
+	if err != nil {
+		return err
+	}
+	if b.Magic >= batch.MagicV2 {
+		if len(raw) < batch.HeaderSize {
+			return &ChecksumError{Magic: b.Magic, ShorterThanHeader: true, Size: b.Size}
+		}
+		if c := batch.ComputeCRC(raw); c != b.Header.CRC {
+			return &ChecksumError{Header: b.Header, Magic: b.Magic, Stored: b.Header.CRC, Computed: c, Size: b.Size}
+		}
+		return nil
+	}
+	if len(raw) < 16 {
+		return &ChecksumError{Magic: b.Magic, Size: b.Size}
+	}
+	stored := binary.BigEndian.Uint32(raw[12:])
+	if c := batch.LegacyCRC(raw); c != stored {
+		return &ChecksumError{Magic: b.Magic, Stored: stored, Computed: c, Size: b.Size}
+	}
+	return nil
+}
+
+// Minimum message sizes of Kafka's LegacyRecord (RECORD_OVERHEAD_V0/V1).
+const (
+	legacyOverheadV0 = 14
+	legacyOverheadV1 = 22
+)
+
+// resync finds the first position at or after from where a well-formed
+// entry with a valid checksum starts (a v2 batch or a legacy message) and
+// continues the scan there. It returns that position and true, or the end
+// and false when none exists (the scan is then done). Time is linear in the
+// bytes searched: candidates are checked with rangeCRC, not by reading
+// each one's bytes.
+func (s *Stream) resync(from int64) (int64, bool) {
+	sc := &s.sc
+	sc.err, sc.done = nil, false
+	if s.rc == nil || from < s.rc.origin {
+		s.rc = newRangeCRC(sc.r, from, sc.end)
+	}
+	for p := from; p <= sc.end-batch.HeaderSizeUpToMagic; p++ {
+		hb, err := sc.window(p, batch.HeaderSizeUpToMagic)
+		if err != nil {
+			break
+		}
+		size := int64(int32(binary.BigEndian.Uint32(hb[8:])))
+		magic := int8(hb[16])
+		end := p + batch.LogOverhead + size
+		if size < 0 || end > sc.end {
+			continue
+		}
+		var ok bool
+		switch magic {
+		case batch.MagicV2:
+			if size < batch.HeaderSize-batch.LogOverhead {
+				continue
+			}
+			hb, err := sc.window(p, batch.HeaderSize)
+			if err != nil {
+				continue
+			}
+			stored := binary.BigEndian.Uint32(hb[17:])
+			c, err := s.rc.castagnoli(p+21, end)
+			ok = err == nil && c == stored
+		case batch.MagicV0, batch.MagicV1:
+			if size < legacyOverheadV0 || (magic == batch.MagicV1 && size < legacyOverheadV1) {
+				continue
+			}
+			stored := binary.BigEndian.Uint32(hb[12:])
+			c, err := s.rc.ieee(p+16, end)
+			ok = err == nil && c == stored
+		}
+		if ok {
+			sc.pos = p
+			return p, true
+		}
+	}
+	sc.pos, sc.done = sc.end, true
+	return sc.end, false
+}
+
+// Batch is one framed top-level entry: a v2 record batch, or a legacy (v0/v1)
+// message, which is a compressed wrapper or a single uncompressed message.
+// Framing reads only the header; the rest is decoded on request, and every
+// slice it returns is valid until the stream moves on.
+type Batch struct {
+	File   string
+	Pos    int64 // position of the entry in the source
+	Size   int64 // bytes of the entry, log overhead included
+	Magic  int8
+	Header batch.Header // v2 only
+
+	s       *Stream
+	parsed  bool // s.legacy holds this entry's message
+	inner   bool // s.inner holds this entry's inner messages
+	records bool // s.br is open on this entry
+}
+
+// IsLegacy reports a magic v0/v1 entry.
+func (b *Batch) IsLegacy() bool { return b.Magic < batch.MagicV2 }
+
+// Bytes returns the whole entry.
+func (b *Batch) Bytes() ([]byte, error) {
+	return b.s.sc.bytes()
+}
+
+// Legacy returns the legacy message (a wrapper or a single message), fully
+// parsed.
+func (b *Batch) Legacy() (*batch.LegacyMessage, error) {
+	if b.parsed {
+		return &b.s.legacy, nil
+	}
+	raw, err := b.Bytes()
+	if err != nil {
+		return nil, err
+	}
+	m, err := batch.ParseLegacy(raw)
+	if err != nil {
+		return nil, b.s.locate(b.Pos, err)
+	}
+	b.s.legacy, b.parsed = m, true
+	return &b.s.legacy, nil
+}
+
+// Inner returns a legacy entry's messages: those inside a compressed
+// wrapper, decompressed, or the message itself.
+func (b *Batch) Inner() ([]batch.LegacyMessage, error) {
+	if b.inner {
+		return b.s.inner, nil
+	}
+	m, err := b.Legacy()
+	if err != nil {
+		return nil, err
+	}
+	b.s.inner, err = batch.LegacyInner(m, &b.s.dec, b.s.inner)
+	if err != nil {
+		return nil, b.s.locate(b.Pos, err)
+	}
+	b.inner = true
+	return b.s.inner, nil
+}
+
+// Records opens a v2 batch's records for decoding (decompressing a
+// compressed batch in full, as Kafka does) and returns the reader.
+func (b *Batch) Records() (*batch.BatchReader, error) {
+	raw, err := b.Bytes()
+	if err != nil {
+		return nil, err
+	}
+	if err := b.s.br.Open(raw, &b.Header); err != nil {
+		return nil, b.s.locate(b.Pos, err)
+	}
+	b.records = true
+	return &b.s.br, nil
+}
+
+// Decompress returns the decompressed record payload of a compressed v2
+// batch, or the value of a legacy wrapper.
+func (b *Batch) Decompress() ([]byte, error) {
+	raw, err := b.Bytes()
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) < batch.HeaderSize {
+		return nil, b.s.locate(b.Pos, &batch.FormatError{Pos: int64(len(raw)), Err: batch.ErrTruncated})
+	}
+	out, err := b.s.dec.Decompress(b.Header.Codec(), raw[batch.HeaderSize:], b.Magic)
+	if err != nil {
+		return nil, b.s.locate(b.Pos, err)
+	}
+	return out, nil
+}
+
+// BatchInfo is a batch's summary in one shape for v2 and legacy entries.
+//
+// For a legacy entry the offsets and count are those of its inner messages
+// (a compressed wrapper holds several), so every command counts the same
+// records for the same file.
+type BatchInfo struct {
+	File          string
+	Pos           int64
+	Size          int64
+	Magic         int8
+	BaseOffset    int64 // legacy compressed wrapper: its first inner offset
+	LastOffset    int64
+	Records       int // v2: the header's count; legacy: the inner message count
+	Control       bool
+	Transactional bool
+	Codec         batch.Codec
+	MaxTimestamp  int64 // -1 when there is none
+	ProducerID    int64 // -1 for legacy entries
+	ProducerEpoch int16
+	BaseSequence  int32
+	// Payload is the stored size of a compressed batch's records (v2) or of
+	// a legacy wrapper's value; 0 for uncompressed entries.
+	Payload int64
+	// Uncompressed is a legacy wrapper's inner bytes (always measured, the
+	// wrapper is decompressed to count its messages); 0 for v2 batches.
+	Uncompressed int64
+}
+
+// Info summarises the batch; for a legacy entry this parses it, and
+// decompresses a wrapper to count its messages.
+func (b *Batch) Info() (BatchInfo, error) {
+	in := BatchInfo{File: b.File, Pos: b.Pos, Size: b.Size, Magic: b.Magic}
+	if !b.IsLegacy() {
+		h := &b.Header
+		in.BaseOffset, in.LastOffset = h.BaseOffset, h.LastOffset()
+		in.Records, in.Control, in.Transactional = int(h.RecordCount), h.IsControl(), h.IsTransactional()
+		in.Codec, in.MaxTimestamp = h.Codec(), max(h.MaxTimestamp, -1)
+		in.ProducerID, in.ProducerEpoch, in.BaseSequence = h.ProducerID, h.ProducerEpoch, h.BaseSequence
+		if in.Codec != batch.CodecNone {
+			in.Payload = max(b.Size-batch.HeaderSize, 0)
+		}
+		return in, nil
+	}
+	m, err := b.Legacy()
+	if err != nil {
+		return in, err
+	}
+	in.BaseOffset, in.LastOffset, in.Records = m.Offset, m.Offset, 1
+	in.Codec, in.MaxTimestamp = m.Codec(), max(m.Timestamp, -1)
+	in.ProducerID, in.ProducerEpoch, in.BaseSequence = batch.NoProducerID, batch.NoProducerEpoch, batch.NoSequence
+	if in.Codec != batch.CodecNone {
+		in.Payload = int64(len(m.Value))
+		inner, err := b.Inner()
+		if err != nil {
+			return in, err
+		}
+		in.BaseOffset, in.Records = inner[0].Offset, len(inner)
+		for i := range inner {
+			in.Uncompressed += inner[i].EntrySize()
+		}
+	}
+	return in, nil
+}
