@@ -10,7 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	
+
 	"github.com/kseg/kseg/batch"
 )
 
@@ -182,4 +182,3 @@ func (s *scanner) bytes() ([]byte, error) {
 	}
 	return b, nil
 }
-

@@ -64,11 +64,11 @@ var (
 // ChecksumError is a v2 batch or legacy message whose stored checksum
 // does not match its bytes (Options.VerifyCRC).
 type ChecksumError struct {
-	Header             batch.Header // v2 only
-	Magic              int8
-	Stored, Computed   uint32
-	ShorterThanHeader  bool  // a v2 entry of fewer than 61 bytes
-	Size               int64 // the entry's size
+	Header            batch.Header // v2 only
+	Magic             int8
+	Stored, Computed  uint32
+	ShorterThanHeader bool  // a v2 entry of fewer than 61 bytes
+	Size              int64 // the entry's size
 }
 
 func (e *ChecksumError) Error() string {
