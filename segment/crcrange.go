@@ -15,8 +15,8 @@ import (
 // in one forward pass, as far as the furthest range asked for) and derives a
 // range's CRC from the prefixes at its two ends with the combination rule
 // zlib's crc32_combine uses: crc(A||B) = crc(A)·x^(8·len(B)) ⊕ crc(B).
-// Memory is 8 bytes per stride of the span covered (8 KiB per MiB at the
-// 4 KiB stride: 10 MiB for a 1.25 GiB corrupt span, 64 KiB for 8 MiB).
+// Memory is 8 bytes per stride of the span covered: 16 KiB per MiB at the
+// 512-byte stride, 16 MiB for a corrupt span of 1 GiB.
 type rangeCRC struct {
 	r      io.ReaderAt
 	end    int64
@@ -24,10 +24,19 @@ type rangeCRC struct {
 	stride int64
 	// marks[i] are the CRCs of [origin, origin+i*stride), one per polynomial.
 	marksC, marksI []uint32
+	cursor         [2]prefixCursor
 	buf            []byte
 }
 
-const rangeStride = 4096
+type prefixCursor struct {
+	at    int64
+	crc   uint32
+	valid bool
+}
+
+// rangeStride trades memory (8 bytes a stride) for the bytes checksummed
+// per candidate (up to a stride at each end).
+const rangeStride = 512
 
 var (
 	ieeeTable = crc32.IEEETable
@@ -49,7 +58,7 @@ func (rc *rangeCRC) extend(x int64) error {
 	if want <= have {
 		return nil
 	}
-	const chunk = 1 << 20 // read 256 strides at a time
+	const chunk = 1 << 20 // read 2048 strides at a time
 	if cap(rc.buf) < chunk {
 		rc.buf = make([]byte, chunk)
 	}
@@ -73,51 +82,67 @@ func (rc *rangeCRC) extend(x int64) error {
 	return nil
 }
 
-// prefix returns the CRCs of [origin, x) for both polynomials.
-func (rc *rangeCRC) prefix(x int64) (c, i uint32, err error) {
+// poly selects one of the two checksums rangeCRC keeps.
+type poly int
+
+const (
+	polyCastagnoli poly = iota // v2 batches
+	polyIEEE                   // legacy messages
+)
+
+// prefix returns the CRC of [origin, x) under p. Consecutive calls with
+// growing x (the start of each candidate as the search moves forward)
+// continue from the previous answer instead of from a mark.
+func (rc *rangeCRC) prefix(p poly, x int64) (uint32, error) {
 	if err := rc.extend(x); err != nil {
-		return 0, 0, err
+		return 0, err
 	}
 	k := (x - rc.origin) / rc.stride
-	c, i = rc.marksC[k], rc.marksI[k]
-	rest := x - (rc.origin + k*rc.stride)
-	if rest == 0 {
-		return c, i, nil
+	from, c := rc.origin+k*rc.stride, rc.marksC[k]
+	if p == polyIEEE {
+		c = rc.marksI[k]
 	}
-	if cap(rc.buf) < rangeStride {
-		rc.buf = make([]byte, rangeStride)
+	if cur := &rc.cursor[p]; cur.valid && cur.at <= x && cur.at >= from {
+		from, c = cur.at, cur.crc
 	}
-	b := rc.buf[:rest]
-	if _, err := rc.r.ReadAt(b, rc.origin+k*rc.stride); err != nil && err != io.EOF {
-		return 0, 0, err
+	if rest := x - from; rest > 0 {
+		if cap(rc.buf) < rangeStride {
+			rc.buf = make([]byte, rangeStride)
+		}
+		b := rc.buf[:rest]
+		if _, err := rc.r.ReadAt(b, from); err != nil && err != io.EOF {
+			return 0, err
+		}
+		if p == polyIEEE {
+			c = crc32.Update(c, ieeeTable, b)
+		} else {
+			c = crc32.Update(c, castTable, b)
+		}
 	}
-	return crc32.Update(c, castTable, b), crc32.Update(i, ieeeTable, b), nil
+	rc.cursor[p] = prefixCursor{at: x, crc: c, valid: true}
+	return c, nil
 }
 
 // castagnoli is the CRC-32C of [a, b) (v2 batches); ieee the CRC-32 of
 // [a, b) (legacy messages). origin <= a <= b <= end.
 func (rc *rangeCRC) castagnoli(a, b int64) (uint32, error) {
-	pa, _, err := rc.prefix(a)
-	if err != nil {
-		return 0, err
-	}
-	pb, _, err := rc.prefix(b)
-	if err != nil {
-		return 0, err
-	}
-	return pb ^ shiftCRC(pa, b-a, &x2nC, crc32.Castagnoli), nil
+	return rc.span(polyCastagnoli, a, b, &x2nC, crc32.Castagnoli)
 }
 
 func (rc *rangeCRC) ieee(a, b int64) (uint32, error) {
-	_, pa, err := rc.prefix(a)
+	return rc.span(polyIEEE, a, b, &x2nI, crc32.IEEE)
+}
+
+func (rc *rangeCRC) span(p poly, a, b int64, x2n *[32]uint32, reflected uint32) (uint32, error) {
+	pb, err := rc.prefix(p, b)
 	if err != nil {
 		return 0, err
 	}
-	_, pb, err := rc.prefix(b)
+	pa, err := rc.prefix(p, a) // last: the next candidate's start continues from here
 	if err != nil {
 		return 0, err
 	}
-	return pb ^ shiftCRC(pa, b-a, &x2nI, crc32.IEEE), nil
+	return pb ^ shiftCRC(pa, b-a, x2n, reflected), nil
 }
 
 // multModP multiplies a and b modulo the reflected polynomial poly.

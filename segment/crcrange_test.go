@@ -8,7 +8,7 @@ import (
 )
 
 func TestRangeCRCMatchesDirect(t *testing.T) {
-	data := make([]byte, 3*rangeStride+777)
+	data := make([]byte, 3*4096+777)
 	rand.New(rand.NewSource(1)).Read(data)
 	const origin = 5
 	rc := newRangeCRC(bytes.NewReader(data), origin, int64(len(data)))
