@@ -30,13 +30,13 @@ func repoRoot(t testing.TB) string {
 	}
 }
 
-// oracleDir returns testdata/segments/<rel> or skips when the oracle
-// fixtures are absent.
+// oracleDir returns testdata/segments/<rel>, Kafka-written fixtures that
+// are committed with the code: when one is missing the test fails.
 func oracleDir(t testing.TB, rel string) string {
 	t.Helper()
 	d := filepath.Join(repoRoot(t), "testdata", "segments", rel)
 	if _, err := os.Stat(d); err != nil {
-		t.Skipf("oracle fixtures not present (%s)", d)
+		t.Fatalf("committed fixture missing: %v", err)
 	}
 	return d
 }

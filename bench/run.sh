@@ -5,15 +5,30 @@
 #
 #   bench/run.sh                 # all figures
 #   KAFKA_SLICE=134217728 bench/run.sh   # bytes of the file kafka-dump-log reads (--max-bytes; "all" = the whole file)
-#   KAFKA_LIB=/path/to/kafka/libs bench/run.sh
+#   KAFKA_LIB=/path/to/kafka/libs bench/run.sh   # default: the repo's oracle/lib (oracle_fetch, needs mvn)
 #
 # MB/s are 10^6 bytes per second of segment file. Needs /usr/bin/time (GNU).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 out="$here/out"
-lib=${KAFKA_LIB:-/work/wt/oracle/oracle/lib}
+# shellcheck source=../oracle/common.sh
+source "$root/oracle/common.sh" # ORACLE, JAVA, oracle_fetch
 slice=${KAFKA_SLICE:-134217728}
+if [ -n "${KAFKA_LIB:-}" ]; then
+  lib=$KAFKA_LIB
+else
+  lib=$ORACLE/lib # the pinned Kafka jars; fetched (or found current) here
+  if command -v mvn >/dev/null; then
+    oracle_fetch || echo "oracle_fetch failed: kafka-dump-log will be skipped" >&2
+  fi
+fi
+# kafka-dump-log as bin/kafka-dump-log.sh runs it: kafka-run-class.sh's
+# default KAFKA_HEAP_OPTS and KAFKA_JVM_PERFORMANCE_OPTS, log4j kept quiet.
+kafka_dump_log=("$JAVA" -Xmx256M -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
+  -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true
+  -Dlog4j2.configurationFile="$ORACLE/log4j2-quiet.properties" -cp "$lib/*"
+  "${DUMP_CLASS:-org.apache.kafka.tools.DumpLogSegments}")
 mkdir -p "$out"
 cd "$root"
 go build -o "$out/kseg" .
@@ -81,11 +96,11 @@ kseg_slice=$last_mbs
 kafka_mbs=
 if [ -d "$lib" ]; then
   timed "kafka-dump-log --deep-iteration --print-data-log" "$slice" \
-    java -cp "$lib/*" org.apache.kafka.tools.DumpLogSegments --files "$big" --deep-iteration --print-data-log --max-bytes "$slice"
+    "${kafka_dump_log[@]}" --files "$big" --deep-iteration --print-data-log --max-bytes "$slice"
   kafka_mbs=$last_mbs
-  timed "kafka-dump-log (batch lines)" "$slice" java -cp "$lib/*" org.apache.kafka.tools.DumpLogSegments --files "$big" --max-bytes "$slice"
+  timed "kafka-dump-log (batch lines)" "$slice" "${kafka_dump_log[@]}" --files "$big" --max-bytes "$slice"
   "$kseg" dump --files "$big" --deep-iteration --print-data-log --max-bytes 1048576 >"$out/kseg.txt"
-  java -cp "$lib/*" org.apache.kafka.tools.DumpLogSegments --files "$big" --deep-iteration --print-data-log --max-bytes 1048576 >"$out/kafka.txt"
+  "${kafka_dump_log[@]}" --files "$big" --deep-iteration --print-data-log --max-bytes 1048576 >"$out/kafka.txt"
   cmp -s "$out/kseg.txt" "$out/kafka.txt" && echo "first MiB: kseg and kafka-dump-log output identical" || echo "first MiB: OUTPUT DIFFERS"
 else
   echo "no Kafka jars at $lib: kafka-dump-log skipped"

@@ -3,9 +3,7 @@ package cmd_test
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,7 +15,7 @@ import (
 )
 
 // Corruption tests: real Kafka-written segments with one defect each, run
-// through the real kseg binary in kafka-dump-log form (stdout compared byte
+// through kseg dump in kafka-dump-log form (stdout compared byte
 // for byte with what Kafka 4.4.0 printed for the same file, recorded by
 // testdata/corrupt/regen.sh), in kseg form, and with --keep-going.
 
@@ -205,24 +203,11 @@ type runResult struct {
 	exit           int
 }
 
-func runKseg(t *testing.T, dir string, args ...string) runResult {
+// runKseg runs kseg dump in process, in the current directory.
+func runKseg(t *testing.T, args ...string) runResult {
 	t.Helper()
-	cmd := exec.Command(ksegBinary(t), append([]string{"dump"}, args...)...)
-	cmd.Dir = dir
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	r := runResult{stdout: so.Bytes(), stderr: se.Bytes()}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		r.exit = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running kseg: %v", err)
-	}
-	if bytes.Contains(r.stderr, []byte("panic:")) || bytes.Contains(r.stderr, []byte("goroutine ")) {
-		t.Fatalf("kseg panicked:\n%s", r.stderr)
-	}
-	return r
+	so, se, code := execute(t, append([]string{"dump"}, args...)...)
+	return runResult{stdout: so, stderr: se, exit: code}
 }
 
 func TestCorruptFiles(t *testing.T) {
@@ -247,10 +232,11 @@ func TestCorruptFiles(t *testing.T) {
 				before[f.name] = stamp{f.data, st.ModTime()}
 			}
 			name := files[0].name
+			t.Chdir(dir) // kseg is given the file's bare name, as in the goldens
 			deep := []string{"--deep-iteration", "--print-data-log"}
 
 			// kafka-dump-log form: Kafka's stdout byte for byte, its exit status.
-			kafka := runKseg(t, dir, append([]string{"--files", name}, deep...)...)
+			kafka := runKseg(t, append([]string{"--files", name}, deep...)...)
 			wantOut, err := os.ReadFile(filepath.Join(golden, c.name+".stdout"))
 			if err != nil {
 				t.Fatalf("golden missing (run testdata/corrupt/regen.sh): %v", err)
@@ -263,8 +249,8 @@ func TestCorruptFiles(t *testing.T) {
 				t.Errorf("kafka form exit %d, Kafka exited %d; stderr: %s", kafka.exit, wantExit, kafka.stderr)
 			}
 
-			kseg := runKseg(t, dir, append([]string{name}, deep...)...)
-			keep := runKseg(t, dir, append([]string{name, "--keep-going"}, deep...)...)
+			kseg := runKseg(t, append([]string{name}, deep...)...)
+			keep := runKseg(t, append([]string{name, "--keep-going"}, deep...)...)
 			if c.errAt < 0 {
 				for form, r := range map[string]runResult{"kafka": kafka, "kseg": kseg} {
 					if r.exit != 0 {

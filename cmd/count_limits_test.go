@@ -68,7 +68,7 @@ func TestCountMaxBytes(t *testing.T) {
 	limits := []int64{0, 1, ends[0] - 1, ends[0], ends[0] + 1, ends[2] - 1, ends[2], ends[3] - 1, ends[3], ends[3] + 1000}
 	for _, n := range limits {
 		t.Run(strconv.FormatInt(n, 10), func(t *testing.T) {
-			out, stderr, code := execKseg(t, "count", "--max-bytes", strconv.FormatInt(n, 10), filepath.Join(dir, "t-0"))
+			out, stderr, code := runKseg(t, "count", "--max-bytes", strconv.FormatInt(n, 10), filepath.Join(dir, "t-0"))
 			if code != 0 || out != want(n) {
 				t.Errorf("exit %d, stderr %q\ngot  %q\nwant %q", code, stderr, out, want(n))
 			}
@@ -108,7 +108,7 @@ func TestCountMaxDecompressed(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, stderr, code := execKseg(t, append([]string{"count"}, tc.args...)...)
+			out, stderr, code := runKseg(t, append([]string{"count"}, tc.args...)...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stdout %q stderr %q", code, tc.code, out, stderr)
 			}

@@ -1,64 +1,17 @@
 package cmd
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/kseg/kseg/internal/goldens"
 	"github.com/kseg/kseg/report"
 )
-
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// ksegBin builds the real binary once per test run.
-func ksegBin(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "kseg-bin")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "kseg")
-		out, err := exec.Command("go", "build", "-o", binPath, "..").CombinedOutput()
-		if err != nil {
-			binErr = errors.New(string(out))
-		}
-	})
-	if binErr != nil {
-		t.Fatalf("go build: %v", binErr)
-	}
-	return binPath
-}
-
-// execKseg runs the binary and returns stdout, stderr and the exit status.
-func execKseg(t *testing.T, args ...string) (string, string, int) {
-	t.Helper()
-	cmd := exec.Command(ksegBin(t), args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
-}
 
 // TestCountSeedLines: each seed partition prints the seed-style line with
 // the counts kafka-dump-log's golden dump gives.
@@ -86,7 +39,7 @@ func TestCountSeedLines(t *testing.T) {
 		h, b, r := goldens.Histogram(bs)
 		want.WriteString(report.CountLine(e.Name(), b, r, h) + "\n")
 	}
-	out, stderr, code := execKseg(t, "count", filepath.Join(segs, "seed"))
+	out, stderr, code := runKseg(t, "count", filepath.Join(segs, "seed"))
 	if code != 0 || out != want.String() {
 		t.Errorf("exit %d, stderr %q\ngot:\n%s\nwant:\n%s", code, stderr, out, want.String())
 	}
@@ -124,7 +77,7 @@ func TestCountChecks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, stderr, code := execKseg(t, append([]string{"count"}, tc.args...)...)
+			out, stderr, code := runKseg(t, append([]string{"count"}, tc.args...)...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stdout %q stderr %q", code, tc.code, out, stderr)
 			}
@@ -139,7 +92,7 @@ func TestCountChecks(t *testing.T) {
 
 func TestCountJSONAndDetail(t *testing.T) {
 	segs := goldens.Segments(t)
-	out, stderr, code := execKseg(t, "count", "--json", "--detail", "--batch-size", "1024", filepath.Join(segs, "codecs"), filepath.Join(segs, "seed", "u05-small-0"))
+	out, stderr, code := runKseg(t, "count", "--json", "--detail", "--batch-size", "1024", filepath.Join(segs, "codecs"), filepath.Join(segs, "seed", "u05-small-0"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -162,7 +115,7 @@ func TestCountJSONAndDetail(t *testing.T) {
 			t.Errorf("%s: compression_ratio %v with %v compressed batches", o["name"], o["compression_ratio"], o["compressed_batches"])
 		}
 	}
-	out, _, code = execKseg(t, "count", "--detail", "--workers", "1", filepath.Join(segs, "txn"))
+	out, _, code = runKseg(t, "count", "--detail", "--workers", "1", filepath.Join(segs, "txn"))
 	if code != 0 || !strings.Contains(out, "CONTROL") || !strings.Contains(out, "txn-0") {
 		t.Errorf("detail table missing:\n%s", out)
 	}
@@ -172,11 +125,11 @@ func TestCountJSONAndDetail(t *testing.T) {
 // reads back from the directory it wrote.
 func TestProduceLinesMatchCount(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
-	prod, stderr, code := execKseg(t, "produce", "--out", dir, "--partitions", "3", "--records", "900", "--key-prefix", "k", "--key-count", "7", "--batch-size", "2048")
+	prod, stderr, code := runKseg(t, "produce", "--out", dir, "--partitions", "3", "--records", "900", "--key-prefix", "k", "--key-count", "7", "--batch-size", "2048")
 	if code != 0 {
 		t.Fatalf("produce: %d %s", code, stderr)
 	}
-	cnt, stderr, code := execKseg(t, "count", dir)
+	cnt, stderr, code := runKseg(t, "count", dir)
 	if code != 0 || cnt != prod {
 		t.Errorf("count (exit %d, %s):\n%s\nproduce:\n%s", code, stderr, cnt, prod)
 	}
@@ -190,7 +143,7 @@ func TestDiff(t *testing.T) {
 		dir  string
 		args []string
 	}{{a, []string{"--linger-ms", "1000", "--batch-size", "1024"}}, {b, []string{"--linger-ms", "1000", "--batch-size", "16384"}}} {
-		out, stderr, code := execKseg(t, append([]string{"produce", "--out", r.dir, "--headers", "1"}, r.args...)...)
+		out, stderr, code := runKseg(t, append([]string{"produce", "--out", r.dir, "--headers", "1"}, r.args...)...)
 		if code != 0 {
 			t.Fatal(stderr)
 		}
@@ -204,7 +157,7 @@ func TestDiff(t *testing.T) {
 		t.Fatalf("the two runs should batch differently: %q vs %q", hist[a], hist[b])
 	}
 	c := filepath.Join(root, "c")
-	if _, stderr, code := execKseg(t, "produce", "--out", c, "--linger-ms", "1000", "--batch-size", "1024", "--value-size", "99", "--headers", "1"); code != 0 {
+	if _, stderr, code := runKseg(t, "produce", "--out", c, "--linger-ms", "1000", "--batch-size", "1024", "--value-size", "99", "--headers", "1"); code != 0 {
 		t.Fatal(stderr)
 	}
 	tests := []struct {
@@ -223,7 +176,7 @@ func TestDiff(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, stderr, code := execKseg(t, append([]string{"diff"}, tc.args...)...)
+			out, stderr, code := runKseg(t, append([]string{"diff"}, tc.args...)...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\n%s%s", code, tc.code, out, stderr)
 			}
@@ -234,7 +187,7 @@ func TestDiff(t *testing.T) {
 			}
 		})
 	}
-	out, _, code := execKseg(t, "diff", "--json", "--records", a, b)
+	out, _, code := runKseg(t, "diff", "--json", "--records", a, b)
 	var doc struct {
 		Equal      bool
 		Partitions []struct {

@@ -91,7 +91,7 @@ func TestDiffRecordsShowsHeaders(t *testing.T) {
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b := writeRecords(t, filepath.Join(root, "b"+strconv.Itoa(i)), tc.per, tc.b)
-			out, stderr, code := execKseg(t, "diff", "--records", a, b)
+			out, stderr, code := runKseg(t, "diff", "--records", a, b)
 			if code != 1 {
 				t.Fatalf("exit %d, want 1\n%s%s", code, out, stderr)
 			}
@@ -100,7 +100,7 @@ func TestDiffRecordsShowsHeaders(t *testing.T) {
 			}
 		})
 	}
-	out, stderr, code := execKseg(t, "diff", "--records", a, writeRecords(t, filepath.Join(root, "same"), 1, base))
+	out, stderr, code := runKseg(t, "diff", "--records", a, writeRecords(t, filepath.Join(root, "same"), 1, base))
 	if code != 1 || !strings.Contains(out, "records: equal") {
 		t.Errorf("rebatched copy: exit %d\n%s%s", code, out, stderr)
 	}

@@ -5,13 +5,14 @@ import (
 	"bytes"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/kseg/kseg/cmd"
 )
 
 // repoRoot is the module root, where the manifest's relative paths start.
@@ -24,32 +25,22 @@ func repoRoot(t testing.TB) string {
 	return filepath.Dir(wd) // tests run in cmd/
 }
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-// ksegBinary builds the real kseg binary once per test run.
-func ksegBinary(t testing.TB) string {
+// execute runs kseg in process (cmd.Execute, what main.go calls) in the
+// current directory and returns stdout, stderr and the exit code. Tests
+// that need another directory call t.Chdir first, and so do not run in
+// parallel. A panic fails the test with its stack instead of ending the run.
+func execute(t testing.TB, args ...string) (stdout, stderr []byte, code int) {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "kseg-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "kseg")
-		cmd := exec.Command("go", "build", "-o", binPath, ".")
-		cmd.Dir = repoRoot(t)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = errors.New(string(out))
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("building kseg: %v", buildErr)
-	}
-	return binPath
+	var so, se bytes.Buffer
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Fatalf("kseg %q panicked: %v\n%s", args, r, debug.Stack())
+			}
+		}()
+		code = cmd.Execute(args, &so, &se)
+	}()
+	return so.Bytes(), se.Bytes(), code
 }
 
 // shellSplit undoes the manifest's shell quoting (single quotes, double
@@ -107,12 +98,10 @@ type manifestRow struct {
 }
 
 func readManifest(t *testing.T, root, rel string) []manifestRow {
+	t.Helper()
 	f, err := os.Open(filepath.Join(root, rel))
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skip("no " + rel)
-	}
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("committed golden manifest: %v", err)
 	}
 	defer f.Close()
 	var rows []manifestRow
@@ -139,7 +128,7 @@ func readManifest(t *testing.T, root, rel string) []manifestRow {
 	return rows
 }
 
-// TestManifestGoldens runs the real binary with every argument list that
+// TestManifestGoldens runs kseg dump with every argument list that
 // kafka-dump-log was given and compares stdout, stderr and exit status.
 func TestManifestGoldens(t *testing.T) {
 	root := repoRoot(t)
@@ -152,11 +141,9 @@ func TestManifestGoldens(t *testing.T) {
 		t.Fatalf("only %d legacy manifest rows", len(legacy))
 	}
 	rows = append(rows, legacy...)
-	bin := ksegBinary(t)
+	t.Chdir(root) // the manifest's paths are relative to the repository root
 	for _, row := range rows {
-		row := row
 		t.Run(strings.TrimPrefix(strings.TrimPrefix(row.stdout, "testdata/segments/golden/"), "testdata/"), func(t *testing.T) {
-			t.Parallel()
 			wantOut, err := os.ReadFile(filepath.Join(root, row.stdout))
 			if err != nil {
 				t.Fatal(err)
@@ -165,24 +152,13 @@ func TestManifestGoldens(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(bin, append([]string{"dump"}, row.args...)...)
-			cmd.Dir = root
-			var so, se bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &so, &se
-			err = cmd.Run()
-			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			gotErr := bytes.ReplaceAll(se.Bytes(), []byte(root), []byte("${REPO}"))
+			stdout, stderr, code := execute(t, append([]string{"dump"}, row.args...)...)
+			gotErr := bytes.ReplaceAll(stderr, []byte(root), []byte("${REPO}"))
 			if (code == 0) != (row.exit == 0) || (row.exit == 0 && code != 0) {
-				t.Errorf("exit %d, want %d (stderr: %s)", code, row.exit, se.String())
+				t.Errorf("exit %d, want %d (stderr: %s)", code, row.exit, stderr)
 			}
-			if !bytes.Equal(so.Bytes(), wantOut) {
-				t.Errorf("stdout differs from %s:\n%s", row.stdout, firstDiff(so.Bytes(), wantOut))
+			if !bytes.Equal(stdout, wantOut) {
+				t.Errorf("stdout differs from %s:\n%s", row.stdout, firstDiff(stdout, wantOut))
 			}
 			if row.exit == 0 && !bytes.Equal(gotErr, wantErr) && !sameBlocks(gotErr, wantErr) {
 				t.Errorf("stderr differs from %s:\n%s", row.stderr, firstDiff(gotErr, wantErr))

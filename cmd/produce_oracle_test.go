@@ -29,7 +29,7 @@ func TestProduceMatchesRealBroker(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(cases) == 0 {
-		t.Skip("no testdata/producer-oracle/*/case.txt")
+		t.Fatal("committed fixtures missing: no testdata/producer-oracle/*/case.txt")
 	}
 	for _, caseFile := range cases {
 		dir := filepath.Dir(caseFile)

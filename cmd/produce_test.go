@@ -1,19 +1,11 @@
 package cmd
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-func runKseg(t *testing.T, args ...string) (string, string, int) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := Execute(args, &out, &errb)
-	return out.String(), errb.String(), code
-}
 
 func TestProduceSeedLines(t *testing.T) {
 	root := t.TempDir()

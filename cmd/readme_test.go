@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -19,8 +18,8 @@ import (
 // blocks are illustrations with paths that need a real broker). Inside a
 // ```sh block:
 //   - a command is a line starting with "kseg ", "go run . ", or the same
-//     after a "$ " prompt; "kseg" and "go run ." both run the freshly built
-//     binary. "A && B" runs A then B. Pipes and redirections are not
+//     after a "$ " prompt; "kseg" and "go run ." both run kseg in
+//     process (cmd.Execute). "A && B" runs A then B. Pipes and redirections are not
 //     supported (the test fails on them, so they are not written in ```sh
 //     blocks). Other lines before the first prompt (such as "go test ./...")
 //     are not run.
@@ -38,7 +37,6 @@ import (
 // (seed.html, produce directories) do not land in the clone.
 func TestREADMEExamples(t *testing.T) {
 	root := repoRoot(t)
-	bin := ksegBinary(t)
 	cmds := readmeCommands(t, filepath.Join(root, "README.md"))
 	if len(cmds) < 5 {
 		t.Fatalf("found %d README commands in ```sh blocks; the convention is broken", len(cmds))
@@ -47,6 +45,7 @@ func TestREADMEExamples(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "testdata"), filepath.Join(dir, "testdata")); err != nil {
 		t.Fatal(err)
 	}
+	t.Chdir(dir)
 	for _, c := range cmds {
 		t.Run(fmt.Sprintf("line%d", c.line), func(t *testing.T) {
 			var all bytes.Buffer
@@ -67,16 +66,13 @@ func TestREADMEExamples(t *testing.T) {
 				default:
 					t.Fatalf("README.md:%d: not a kseg command: %q", c.line, part)
 				}
-				cmd := exec.Command(bin, args...)
-				cmd.Dir = dir
-				cmd.Stdout, cmd.Stderr = &all, &all
-				err = cmd.Run()
-				code = 0
-				if ee, ok := err.(*exec.ExitError); ok {
-					code = ee.ExitCode()
-				} else if err != nil {
-					t.Fatal(err)
+				var stdout, stderr []byte
+				stdout, stderr, code = execute(t, args...)
+				all.Write(stdout)
+				if len(stdout) > 0 && stdout[len(stdout)-1] != '\n' {
+					all.WriteByte('\n') // keep stderr's first line a line of its own
 				}
+				all.Write(stderr)
 				if code != 0 {
 					break
 				}

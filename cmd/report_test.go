@@ -59,7 +59,7 @@ func bars(svg string) map[string]int {
 // countJSONFor runs kseg count --json on path and returns the objects by name.
 func countJSONFor(t *testing.T, path string) map[string]countObject {
 	t.Helper()
-	out, errOut, code := execKseg(t, "count", "--json", path)
+	out, errOut, code := runKseg(t, "count", "--json", path)
 	if code != 0 {
 		t.Fatalf("kseg count --json %s: exit %d: %s", path, code, errOut)
 	}
@@ -122,7 +122,7 @@ func writeSeedReport(t *testing.T) (string, string) {
 	root := modRoot(t)
 	seed := filepath.Join(root, "testdata", "segments", "seed")
 	out := filepath.Join(t.TempDir(), "seed.html")
-	stdout, stderr, code := execKseg(t, "report", "--batch-size", "1024", "--out", out, seed)
+	stdout, stderr, code := runKseg(t, "report", "--batch-size", "1024", "--out", out, seed)
 	if code != 0 {
 		t.Fatalf("kseg report: exit %d: %s%s", code, stdout, stderr)
 	}
@@ -160,11 +160,11 @@ func TestReportHTML(t *testing.T) {
 	}
 
 	// Refuses to overwrite; --force replaces atomically.
-	_, stderr, code := execKseg(t, "report", "--out", out, seed)
+	_, stderr, code := runKseg(t, "report", "--out", out, seed)
 	if code != ExitUsage || !strings.Contains(stderr, "--force") {
 		t.Errorf("overwrite without --force: exit %d, %q", code, stderr)
 	}
-	if _, _, code := execKseg(t, "report", "--force", "--out", out, seed); code != 0 {
+	if _, _, code := runKseg(t, "report", "--force", "--out", out, seed); code != 0 {
 		t.Errorf("--force: exit %d", code)
 	}
 	left, _ := filepath.Glob(filepath.Join(filepath.Dir(out), ".*tmp-*"))
@@ -192,7 +192,7 @@ func TestReportRuns(t *testing.T) {
 		}
 	}
 	out := filepath.Join(t.TempDir(), "r.html")
-	if _, stderr, code := execKseg(t, "report", "--out", out, sweep); code != 0 {
+	if _, stderr, code := runKseg(t, "report", "--out", out, sweep); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	b, _ := os.ReadFile(out)

@@ -1,0 +1,56 @@
+package cmd
+
+import (
+	"bytes"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/kseg/kseg/internal/goldens"
+	"github.com/kseg/kseg/internal/testbin"
+)
+
+// TestBinary runs the real kseg binary, for what only it can show: main.go
+// hands the arguments, both streams and Execute's exit code to the process
+// (one case per exit status), and -ldflags -X stamps the version and commit
+// as the README's build line says. Every other CLI test runs in process.
+func TestBinary(t *testing.T) {
+	bin := testbin.Path(t)
+	small := filepath.Join(goldens.Segments(t), "seed", "u05-small-0")
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"count", small}, ExitOK},
+		{[]string{"count", "--expect-histogram", "8x24", small}, ExitFindings},
+		{[]string{"dump", "--help"}, 1}, // kafka-dump-log's usage status
+		{[]string{"count", "--no-such-flag", small}, ExitUsage},
+		{[]string{"count", filepath.Join(small, "does-not-exist")}, ExitBadInput},
+	}
+	for _, tc := range tests {
+		var so, se bytes.Buffer
+		c := exec.Command(bin, tc.args...)
+		c.Stdout, c.Stderr = &so, &se
+		code := 0
+		var ee *exec.ExitError
+		if err := c.Run(); errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		wantOut, wantErr, wantCode := runKseg(t, tc.args...)
+		if code != tc.code || wantCode != tc.code {
+			t.Errorf("kseg %q: process exit %d, Execute %d, want %d\n%s", tc.args, code, wantCode, tc.code, se.String())
+		}
+		if so.String() != wantOut || se.String() != wantErr {
+			t.Errorf("kseg %q: the binary's output differs from Execute's:\nstdout %q\nwant   %q\nstderr %q\nwant   %q",
+				tc.args, so.String(), wantOut, se.String(), wantErr)
+		}
+	}
+
+	out, err := exec.Command(bin, "--version").Output()
+	if want := "kseg version " + testbin.Version + " (commit " + testbin.Commit + ")\n"; err != nil || string(out) != want {
+		t.Errorf("stamped --version: %q, %v; want %q", out, err, want)
+	}
+}
