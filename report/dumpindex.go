@@ -22,13 +22,29 @@ func companion(name, suffix string) string {
 	return filepath.Join(filepath.Dir(absPath(name)), prefix+suffix)
 }
 
+// ErrMissingLog: an index was dumped without the .log beside it, against
+// which it is checked.
+var ErrMissingLog = errors.New("index without its .log")
+
+// missingLogError is Kafka's NoSuchFileException for an index's log; it
+// matches ErrMissingLog and the cause from opening the log.
+type missingLogError struct {
+	log   string
+	cause error
+}
+
+func (e *missingLogError) Error() string {
+	return "java.nio.file.NoSuchFileException: " + e.log + " (an index cannot be checked without its .log)"
+}
+func (e *missingLogError) Unwrap() []error { return []error{ErrMissingLog, e.cause} }
+
 // openLog opens an index's companion log. Kafka crashes with
 // NoSuchFileException when it is missing.
 func openLog(name string) (*os.File, int64, error) {
 	p := companion(name, ".log")
 	f, err := os.Open(p)
 	if err != nil {
-		return nil, 0, &segment.Error{File: name, Offset: -1, Err: fmt.Errorf("java.nio.file.NoSuchFileException: %s (an index cannot be checked without its .log)", p)}
+		return nil, 0, &segment.Error{File: name, Offset: -1, Err: &missingLogError{p, err}}
 	}
 	st, err := f.Stat()
 	if err != nil {

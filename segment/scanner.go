@@ -47,6 +47,8 @@ var (
 	// ErrRecordSize is Kafka's "Found record size N smaller than minimum
 	// record overhead (14)" — typically a zero-filled (preallocated) tail.
 	ErrRecordSize = errors.New("record size smaller than minimum record overhead")
+	// ErrIsDirectory: a path opened as a log file is a directory.
+	ErrIsDirectory = errors.New("is a directory, not a log file")
 )
 
 // RecordSizeError carries the size Kafka would print.
@@ -250,7 +252,7 @@ func Open(path string, maxBytes int64) (*File, error) {
 	}
 	if st.IsDir() {
 		f.Close()
-		return nil, &Error{File: path, Err: errors.New("is a directory, not a log file")}
+		return nil, &Error{File: path, Err: ErrIsDirectory}
 	}
 	size := st.Size()
 	if maxBytes > 0 && maxBytes < size {
