@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -35,10 +34,8 @@ func newAuditCmd() *cobra.Command {
 		Long:  auditHelp,
 		Example: "  kseg audit /var/lib/kafka/orders-0\n" +
 			"  kseg audit --json --fail-on error /var/lib/kafka",
+		Args: needPaths("audit: give one or more segment files, partition directories or log directories"),
 		RunE: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return withCode(ExitUsage, errors.New("audit: give one or more segment files, partition directories or log directories"))
-			}
 			threshold, err := audit.ParseSeverity(failOn)
 			if err != nil {
 				return withCode(ExitUsage, fmt.Errorf("--fail-on: %w", err))
@@ -46,7 +43,6 @@ func newAuditCmd() *cobra.Command {
 			return runAudit(args, audit.Options{Compacted: compacted, SkipCRC: skipCRC}, asJSON, threshold, c.OutOrStdout())
 		},
 	}
-	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(ExitUsage, err) })
 	f := c.Flags()
 	f.BoolVar(&asJSON, "json", false, "NDJSON: one finding per line, then a summary object per partition")
 	f.StringVar(&failOn, "fail-on", "warning", "exit 1 when a finding at or above this severity exists: info, warning or error")

@@ -4,13 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strconv"
-	"strings"
 
-	"github.com/kseg/kseg/report"
-	"github.com/kseg/kseg/segment"
 	"github.com/spf13/cobra"
+
+	"github.com/kseg/kseg/dumpargs"
+	"github.com/kseg/kseg/report"
 )
 
 func init() { subcommands = append(subcommands, newDumpCmd) }
@@ -76,208 +74,44 @@ func newDumpCmd() *cobra.Command {
 	return c
 }
 
-type dumpArgs struct {
-	opts       report.DumpOptions
-	files      []string
-	kafkaForm  bool
-	paths      []string
-	keyDecoder string
-	valDecoder string
-	offsets    bool
-	txnLog     bool
-	metadata   bool
-	allFiles   bool
-	quiet      bool
-	help       bool // --help: kafka-dump-log prints usage on stderr and exits 1
-	shortHelp  bool // -h: kseg's help on stdout
-	version    bool
-}
-
-// parseDumpArgs follows jopt-simple as kafka-dump-log configures it: no
-// abbreviations, --name value or --name=value, optional decoder arguments.
-func parseDumpArgs(args []string) (*dumpArgs, error) {
-	a := &dumpArgs{opts: report.DefaultDumpOptions(), keyDecoder: "string", valDecoder: "string"}
-	flags := map[string]*bool{
-		"print-data-log":           &a.opts.PrintDataLog,
-		"deep-iteration":           &a.opts.DeepIteration,
-		"skip-record-metadata":     &a.opts.SkipRecordMetadata,
-		"verify-index-only":        &a.opts.VerifyIndexOnly,
-		"index-sanity-check":       &a.opts.IndexSanityCheck,
-		"offsets-decoder":          &a.offsets,
-		"transaction-log-decoder":  &a.txnLog,
-		"cluster-metadata-decoder": &a.metadata,
-		"keep-going":               &a.opts.KeepGoing,
-		"all-files":                &a.allFiles,
-		"help":                     &a.help,
-		"version":                  &a.version,
-		"quiet":                    &a.quiet,
-	}
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		if arg == "-h" {
-			a.shortHelp = true
-			continue
-		}
-		if !strings.HasPrefix(arg, "--") || arg == "--" {
-			a.paths = append(a.paths, arg)
-			continue
-		}
-		name, val, hasVal := strings.Cut(arg[2:], "=")
-		next := func() (string, error) {
-			if hasVal {
-				return val, nil
-			}
-			if i+1 >= len(args) {
-				return "", fmt.Errorf("Option %s requires an argument", name)
-			}
-			i++
-			return args[i], nil
-		}
-		optional := func() (string, bool) {
-			if hasVal {
-				return val, true
-			}
-			if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
-				i++
-				return args[i], true
-			}
-			return "", false
-		}
-		if p, ok := flags[name]; ok {
-			if hasVal {
-				return nil, fmt.Errorf("Option %s does not take an argument", name)
-			}
-			*p = true
-			continue
-		}
-		switch name {
-		case "files":
-			v, err := next()
-			if err != nil {
-				return nil, err
-			}
-			a.kafkaForm = true
-			a.files = javaSplitComma(v)
-		case "max-message-size", "max-bytes", "max-decompressed":
-			v, err := next()
-			if err != nil {
-				return nil, err
-			}
-			n, err := strconv.ParseInt(v, 10, 32)
-			if err != nil && name != "max-decompressed" {
-				return nil, fmt.Errorf("Cannot parse argument '%s' of option %s", v, name)
-			}
-			switch name {
-			case "max-message-size":
-				a.opts.MaxMessageSize = int(n)
-			case "max-bytes":
-				a.opts.MaxBytes = n
-			default:
-				m, err := strconv.Atoi(v)
-				if err != nil || m <= 0 {
-					return nil, fmt.Errorf("--max-decompressed wants a positive byte count, got %q", v)
-				}
-				a.opts.MaxDecompressed = m
-			}
-		case "key-decoder-class", "value-decoder-class":
-			v, ok := optional()
-			a.opts.PrintDataLog = true
-			if ok {
-				if name == "key-decoder-class" {
-					a.keyDecoder = v
-				} else {
-					a.valDecoder = v
-				}
-			}
-		case "key-decoder", "value-decoder":
-			v, err := next()
-			if err != nil {
-				return nil, err
-			}
-			if name == "key-decoder" {
-				a.keyDecoder = v
-			} else {
-				a.valDecoder = v
-			}
-		case "format":
-			v, err := next()
-			if err != nil {
-				return nil, err
-			}
-			switch v {
-			case "text":
-				a.opts.Format = report.FormatKafka
-			case "kseg":
-				a.opts.Format = report.FormatKseg
-			case "json":
-				a.opts.Format = report.FormatJSON
-			default:
-				return nil, fmt.Errorf("--format wants text, kseg or json, got %q", v)
-			}
-		default:
-			return nil, fmt.Errorf("%s is not a recognized option", name)
-		}
-	}
-	if a.offsets || a.txnLog || a.metadata {
-		a.opts.PrintDataLog = true
-	}
-	if a.opts.PrintDataLog {
-		a.opts.DeepIteration = true
-	}
-	return a, nil
-}
-
-// javaSplitComma is String.split(","): trailing empty items dropped, no trim.
-func javaSplitComma(s string) []string {
-	parts := strings.Split(s, ",")
-	for len(parts) > 0 && parts[len(parts)-1] == "" {
-		parts = parts[:len(parts)-1]
-	}
-	return parts
-}
-
 func runDump(args []string, stdout, stderr io.Writer) error {
-	a, err := parseDumpArgs(args)
+	a, err := dumpargs.Parse(args)
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
 	switch {
-	case a.shortHelp:
+	case a.ShortHelp:
 		fmt.Fprintf(stdout, "%s\n\nExamples:\n%s\n", dumpHelp, dumpExample)
 		return nil
-	case a.help:
+	case a.Help:
 		// kafka-dump-log prints its usage on stderr and exits 1; scripts that
 		// call kseg in its place see the same.
 		fmt.Fprintf(stderr, "%s\n\nExamples:\n%s\n", dumpHelp, dumpExample)
 		return silentExit(1)
-	case a.version:
+	case a.Version:
 		// The kafka-dump-log release whose output kseg reproduces.
 		fmt.Fprintln(stdout, KafkaVersion)
 		return nil
 	}
-	if !a.kafkaForm && len(a.paths) == 0 {
+	if !a.KafkaForm && len(a.Paths) == 0 {
 		return withCode(ExitUsage, errors.New("nothing to dump: give --files a,b (kafka-dump-log form) or one or more paths"))
 	}
-	parser, err := newContentParser(a)
-	if err != nil {
+	if a.Opts.Parser, err = a.Parser(); err != nil {
 		return withCode(ExitUsage, err)
 	}
-	a.opts.Parser = parser
-	files := a.files
-	if !a.kafkaForm {
-		if files, err = expandDumpPaths(a.paths, a.allFiles); err != nil {
-			return withCode(ExitBadInput, err)
-		}
+	files, err := a.Inputs()
+	if err != nil {
+		return withCode(ExitBadInput, err)
 	}
-	if progressWanted(stdout, stderr, a.quiet, true) {
-		a.opts.Progress = report.NewProgress(stderr, true, "dump", fileBytes(files))
+	if report.ShowProgress(stdout, stderr, a.Quiet, true) {
+		a.Opts.Progress = report.NewProgress(stderr, true, "dump", report.FilesSize(files, 0))
 	}
-	d := report.NewDumper(a.opts, stdout, stderr)
-	defer a.opts.Progress.Done()
+	d := report.NewDumper(a.Opts, stdout, stderr)
+	defer a.Opts.Progress.Done()
 	for _, f := range files {
 		if err := d.Dump(f); err != nil {
 			d.Finish()
-			if a.kafkaForm {
+			if a.KafkaForm {
 				fmt.Fprintf(stderr, "kseg: error: %v\n", err)
 				return silentExit(1)
 			}
@@ -287,7 +121,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	if err := d.Finish(); err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	if !a.kafkaForm && len(d.Findings()) > 0 {
+	if !a.KafkaForm && len(d.Findings()) > 0 {
 		// kafka-dump-log prints these and exits 0; kseg's form names the
 		// file and byte and exits non-zero.
 		for _, f := range d.Findings() {
@@ -299,33 +133,4 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 		return silentExit(ExitFindings)
 	}
 	return nil
-}
-
-// fileBytes is the total size of files, for the progress ETA.
-func fileBytes(files []string) int64 {
-	var n int64
-	for _, f := range files {
-		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
-			n += st.Size()
-		}
-	}
-	return n
-}
-
-// expandDumpPaths turns files, partition directories and log directories
-// into the files to dump: segments in offset order, partitions sorted.
-func expandDumpPaths(paths []string, allFiles bool) ([]string, error) {
-	parts, err := segment.Partitions(paths)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for i := range parts {
-		files, err := parts[i].Files(allFiles)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, files...)
-	}
-	return out, nil
 }

@@ -1,17 +1,9 @@
 package cmd
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"regexp"
-	"sort"
 	"strconv"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -169,7 +161,7 @@ func newProduceCmd() *cobra.Command {
 			if err != nil {
 				return produceErr(err)
 			}
-			printCounts(cmd.OutOrStdout(), cfg.Topic, res)
+			report.ProduceCounts(cmd.OutOrStdout(), cfg.Topic, res)
 			return nil
 		},
 	}
@@ -192,129 +184,16 @@ func produceErr(err error) error {
 	return withCode(ExitInternal, err)
 }
 
-// countLine is the seed's count line for one partition.
-func countLine(topic string, p producer.PartitionStats) string {
-	return report.CountLine(fmt.Sprintf("%s-%d", topic, p.Partition), p.Batches, p.Records, p.RecordsPerBatch)
-}
-
-func printCounts(w io.Writer, topic string, res *producer.Result) {
-	for _, p := range res.Partitions {
-		fmt.Fprintln(w, countLine(topic, p))
-	}
-	if len(res.Faults) > 0 {
-		fmt.Fprintf(w, "injected %d fault(s), listed in %s\n", len(res.Faults), filepath.Join(res.Dir, producer.SidecarName))
-	}
-}
-
-// workloadRun is one named set of flag settings.
-type workloadRun struct {
-	name     string
-	settings map[string]any
-}
-
-var runNameRE = regexp.MustCompile(`^[A-Za-z0-9._=-]+$`)
-
-// parseWorkload reads the JSON workload file: top-level flag settings, an
-// optional "runs" list (each with "name" and settings) and an optional
-// "sweep" (flag -> values), expanded over every run.
-func parseWorkload(path string) ([]workloadRun, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	base := map[string]any{}
-	var runs []workloadRun
-	var sweep map[string][]any
-	for k, v := range top {
-		switch k {
-		case "runs":
-			var rs []map[string]any
-			if err := json.Unmarshal(v, &rs); err != nil {
-				return nil, fmt.Errorf("%s: runs: %w", path, err)
-			}
-			for i, r := range rs {
-				name, _ := r["name"].(string)
-				if name == "" {
-					name = fmt.Sprintf("run-%d", i)
-				}
-				delete(r, "name")
-				runs = append(runs, workloadRun{name: name, settings: r})
-			}
-		case "sweep":
-			if err := json.Unmarshal(v, &sweep); err != nil {
-				return nil, fmt.Errorf("%s: sweep: %w", path, err)
-			}
-		default:
-			var x any
-			json.Unmarshal(v, &x)
-			base[k] = x
-		}
-	}
-	if len(runs) == 0 {
-		runs = []workloadRun{{name: "run", settings: map[string]any{}}}
-	}
-	// Expand the sweep, flag names sorted for a stable order.
-	keys := make([]string, 0, len(sweep))
-	for k := range sweep {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		var next []workloadRun
-		for _, r := range runs {
-			for _, v := range sweep[k] {
-				s := map[string]any{}
-				for kk, vv := range r.settings {
-					s[kk] = vv
-				}
-				s[k] = v
-				next = append(next, workloadRun{name: fmt.Sprintf("%s_%s=%v", r.name, k, v), settings: s})
-			}
-		}
-		runs = next
-	}
-	for i := range runs {
-		merged := map[string]any{}
-		for k, v := range base {
-			merged[k] = v
-		}
-		for k, v := range runs[i].settings {
-			merged[k] = v
-		}
-		runs[i].settings = merged
-		if len(keys) > 0 {
-			runs[i].name = strings.TrimPrefix(runs[i].name, "run_")
-		}
-		if !runNameRE.MatchString(runs[i].name) {
-			return nil, fmt.Errorf("%s: run name %q: use letters, digits and . _ = -", path, runs[i].name)
-		}
-	}
-	return runs, nil
-}
-
 func runWorkload(cmd *cobra.Command, path, out string, force bool) error {
-	runs, err := parseWorkload(path)
+	runs, err := producer.ExpandWorkload(path)
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
-	// Settings given on the command line are the base of every run.
-	type resolved struct {
-		name string
-		cfg  producer.Config
-	}
-	var all []resolved
-	seen := map[string]bool{}
+	all := make([]producer.SweepRun, 0, len(runs))
 	for _, r := range runs {
-		if seen[r.name] {
-			return withCode(ExitUsage, fmt.Errorf("%s: two runs are named %q", path, r.name))
-		}
-		seen[r.name] = true
+		// Settings given on the command line are the base of every run.
 		var f produceFlags
-		fs := pflag.NewFlagSet(r.name, pflag.ContinueOnError)
+		fs := pflag.NewFlagSet(r.Name, pflag.ContinueOnError)
 		addProduceFlags(fs, &f)
 		cmd.Flags().Visit(func(fl *pflag.Flag) {
 			if fs.Lookup(fl.Name) != nil {
@@ -327,67 +206,23 @@ func runWorkload(cmd *cobra.Command, path, out string, force bool) error {
 				fs.Set(fl.Name, fl.Value.String())
 			}
 		})
-		names := make([]string, 0, len(r.settings))
-		for k := range r.settings {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			if fs.Lookup(k) == nil {
-				return withCode(ExitUsage, fmt.Errorf("%s: run %s: unknown setting %q (use flag names)", path, r.name, k))
+		for _, s := range r.Settings {
+			if fs.Lookup(s.Name) == nil {
+				return withCode(ExitUsage, fmt.Errorf("%s: run %s: unknown setting %q (use flag names)", path, r.Name, s.Name))
 			}
-			vals := []any{r.settings[k]}
-			if list, ok := r.settings[k].([]any); ok {
-				vals = list
-			}
-			for _, v := range vals {
-				s := fmt.Sprint(v)
-				if fv, ok := v.(float64); ok {
-					s = strconv.FormatFloat(fv, 'f', -1, 64)
-				}
-				if err := fs.Set(k, s); err != nil {
-					return withCode(ExitUsage, fmt.Errorf("%s: run %s: %s: %w", path, r.name, k, err))
-				}
+			if err := fs.Set(s.Name, s.Value); err != nil {
+				return withCode(ExitUsage, fmt.Errorf("%s: run %s: %s: %w", path, r.Name, s.Name, err))
 			}
 		}
 		cfg, err := f.config(fs)
 		if err != nil {
-			return withCode(ExitUsage, fmt.Errorf("%s: run %s: %w", path, r.name, err))
+			return withCode(ExitUsage, fmt.Errorf("%s: run %s: %w", path, r.Name, err))
 		}
-		all = append(all, resolved{r.name, cfg})
+		all = append(all, producer.SweepRun{Name: r.Name, Config: cfg})
 	}
-	results := make([]*producer.Result, len(all))
-	err = producer.WriteAtomic(out, force, func(tmp string) error {
-		for i, r := range all {
-			dir := filepath.Join(tmp, r.name)
-			if err := os.Mkdir(dir, 0o755); err != nil {
-				return err
-			}
-			res, err := producer.Write(r.cfg, dir)
-			if err != nil {
-				return fmt.Errorf("run %s: %w", r.name, err)
-			}
-			res.Dir = filepath.Join(out, r.name)
-			results[i] = res
-		}
-		return nil
-	})
+	results, err := producer.Sweep(all, out, force)
 	if err != nil {
 		return produceErr(err)
 	}
-	w := cmd.OutOrStdout()
-	for i, r := range all {
-		fmt.Fprintf(w, "== %s\n", r.name)
-		printCounts(w, r.cfg.Topic, results[i])
-	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tLINGER.MS\tBATCH.SIZE\tCOMPRESSION\tPARTITION\tBATCHES\tRECORDS\tRECORDS PER BATCH")
-	for i, r := range all {
-		for _, p := range results[i].Partitions {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%v\t%d\t%d\t%d\t%s\n", r.name, r.cfg.LingerMs, r.cfg.BatchSize, r.cfg.Compression,
-				p.Partition, p.Batches, p.Records, report.Histogram(p.RecordsPerBatch))
-		}
-	}
-	return tw.Flush()
+	return report.Sweep(cmd.OutOrStdout(), all, results)
 }

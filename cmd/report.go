@@ -4,13 +4,12 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kseg/kseg/internal/atomicfile"
 	"github.com/kseg/kseg/report"
 )
 
@@ -49,15 +48,9 @@ func newReportCmd() *cobra.Command {
 		Short:   "Write an HTML page with charts of batching, sequences and codecs",
 		Long:    reportLong,
 		Example: "  kseg report testdata/segments/seed --out seed.html\n  kseg report --batch-size 1024 --force --out sweep.html sweep/\n  kseg report simulated/ broker-copy/ --out compare.html",
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return withCode(ExitUsage, errors.New("report needs at least one PATH (a log directory, partition directory or segment file)"))
-			}
-			return nil
-		},
-		RunE: func(c *cobra.Command, args []string) error { return runReport(c, &f, args) },
+		Args:    needPaths("report needs at least one PATH (a log directory, partition directory or segment file)"),
+		RunE:    func(c *cobra.Command, args []string) error { return runReport(c, &f, args) },
 	}
-	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(ExitUsage, err) })
 	fs := c.Flags()
 	fs.SortFlags = false
 	fs.StringVarP(&f.out, "out", "o", "", "HTML file to write (required)")
@@ -73,8 +66,8 @@ func runReport(c *cobra.Command, f *reportFlags, args []string) error {
 	if f.out == "" {
 		return withCode(ExitUsage, errors.New("report needs --out FILE.html"))
 	}
-	if f.batchSize < 0 {
-		return withCode(ExitUsage, fmt.Errorf("--batch-size %d: want a positive byte count", f.batchSize))
+	if err := checkBatchSize(f.batchSize); err != nil {
+		return err
 	}
 	if st, err := os.Stat(f.out); err == nil {
 		if st.IsDir() {
@@ -95,7 +88,7 @@ func runReport(c *cobra.Command, f *reportFlags, args []string) error {
 		return withCode(ExitBadInput, err)
 	}
 	opt := report.HTMLOptions{Title: f.title, BatchSize: f.batchSize, Generated: time.Now(), Version: versionString()}
-	if err := writeAtomic(f.out, f.force, func(w *bufio.Writer) error { return report.WriteHTML(w, runs, opt) }); err != nil {
+	if err := atomicfile.Write(f.out, f.force, func(w *bufio.Writer) error { return report.WriteHTML(w, runs, opt) }); err != nil {
 		return withCode(ExitBadInput, err)
 	}
 	st, _ := os.Stat(f.out)
@@ -105,68 +98,4 @@ func runReport(c *cobra.Command, f *reportFlags, args []string) error {
 	}
 	fmt.Fprintf(c.OutOrStdout(), "wrote %s (%d bytes): %d run(s), %d partition(s)\n", f.out, st.Size(), len(runs), parts)
 	return nil
-}
-
-// writeAtomic writes path through a temporary file in the same directory
-// and renames it into place; without force an existing file is kept (the
-// check is repeated at rename time with a hard link, so a file created
-// meanwhile is not clobbered).
-func writeAtomic(path string, force bool, fill func(*bufio.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	defer os.Remove(name)
-	w := bufio.NewWriterSize(tmp, 1<<16)
-	if err := fill(w); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if force {
-		return os.Rename(name, path)
-	}
-	if err := os.Link(name, path); err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("%s exists; use --force to replace it", path)
-		}
-		return err
-	}
-	return nil
-}
-
-// showProgress: see progressWanted.
-func showProgress(c *cobra.Command, quiet, needStdoutNotTTY bool) bool {
-	return progressWanted(c.OutOrStdout(), c.ErrOrStderr(), quiet, needStdoutNotTTY)
-}
-
-// progressWanted: progress goes to stderr only when it is a terminal, not
-// --quiet, and (for commands whose output is the scan itself,
-// needStdoutNotTTY) stdout is not a terminal.
-func progressWanted(stdout, stderr io.Writer, quiet, needStdoutNotTTY bool) bool {
-	if quiet {
-		return false
-	}
-	ef, ok := stderr.(*os.File)
-	if !ok || !report.IsTerminal(ef) {
-		return false
-	}
-	if needStdoutNotTTY {
-		of, ok := stdout.(*os.File)
-		if ok && report.IsTerminal(of) {
-			return false
-		}
-	}
-	return true
 }

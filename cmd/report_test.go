@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kseg/kseg/report"
 )
 
 // cells splits a report page (source or browser DOM) into its partition
@@ -57,16 +59,16 @@ func bars(svg string) map[string]int {
 }
 
 // countJSONFor runs kseg count --json on path and returns the objects by name.
-func countJSONFor(t *testing.T, path string) map[string]countObject {
+func countJSONFor(t *testing.T, path string) map[string]report.CountObject {
 	t.Helper()
 	out, errOut, code := runKseg(t, "count", "--json", path)
 	if code != 0 {
 		t.Fatalf("kseg count --json %s: exit %d: %s", path, code, errOut)
 	}
-	m := map[string]countObject{}
+	m := map[string]report.CountObject{}
 	dec := json.NewDecoder(strings.NewReader(out))
 	for dec.More() {
-		var o countObject
+		var o report.CountObject
 		if err := dec.Decode(&o); err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +81,7 @@ func countJSONFor(t *testing.T, path string) map[string]countObject {
 // count: one cell per partition; histogram bars equal to count's
 // records_per_batch; one size point per batch; time and sequence points
 // no more than the batches, each carrying the right attributes.
-func checkReportPage(t *testing.T, page, run string, want map[string]countObject) {
+func checkReportPage(t *testing.T, page, run string, want map[string]report.CountObject) {
 	t.Helper()
 	cs := cells(t, page)
 	if len(cs) != len(want) {

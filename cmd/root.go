@@ -8,9 +8,14 @@ import (
 	"io"
 	"io/fs"
 	"runtime/debug"
-	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kseg/kseg/content"
+	"github.com/kseg/kseg/dumpargs"
+	"github.com/kseg/kseg/indexcheck"
+	"github.com/kseg/kseg/report"
+	"github.com/kseg/kseg/segment"
 )
 
 // Exit codes shared by every command. They are documented in the README.
@@ -115,6 +120,31 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	return root
 }
 
+// needPaths is the Args check of a command that takes one or more paths;
+// msg says what they may be.
+func needPaths(msg string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return withCode(ExitUsage, errors.New(msg))
+		}
+		return nil
+	}
+}
+
+// checkBatchSize checks --batch-size (the producer's batch.size) of count
+// and report; 0 means not given.
+func checkBatchSize(n int) error {
+	if n < 0 {
+		return withCode(ExitUsage, fmt.Errorf("--batch-size %d: want a positive byte count", n))
+	}
+	return nil
+}
+
+// showProgress: see report.ShowProgress.
+func showProgress(c *cobra.Command, quiet, needStdoutNotTTY bool) bool {
+	return report.ShowProgress(c.OutOrStdout(), c.ErrOrStderr(), quiet, needStdoutNotTTY)
+}
+
 // subcommands is filled by each command file's init, so adding a command
 // touches only its own file.
 var subcommands []func() *cobra.Command
@@ -145,17 +175,17 @@ func Execute(args []string, stdout, stderr io.Writer) int {
 
 // hintFor suggests the fix for mistakes people commonly make.
 func hintFor(err error) string {
-	msg := err.Error()
+	var decoder *content.UnknownDecoderError
 	switch {
-	case strings.Contains(msg, "is a directory"):
+	case errors.Is(err, segment.ErrIsDirectory):
 		return "give kseg the directory itself without --files (kseg dump DIR), or name a .log file inside it"
-	case strings.Contains(msg, "NoSuchFileException") && strings.Contains(msg, ".log"):
+	case errors.Is(err, indexcheck.ErrMissingLog):
 		return "an index is checked against the .log beside it; copy both files, or dump the .log alone"
-	case strings.Contains(msg, "unknown decoder") || strings.Contains(msg, "Decoder"):
+	case errors.As(err, &decoder):
 		return "decoders: string, int, long, hex, base64, none, or org.apache.kafka.tools.api.{String,Integer,Long}Decoder"
 	case errors.Is(err, fs.ErrNotExist):
 		return "check the path; kseg reads files, partition directories (topic-N) and whole log directories"
-	case strings.Contains(msg, "not a recognized option"):
+	case errors.Is(err, dumpargs.ErrUnrecognized):
 		return "run 'kseg help <command>' for the options"
 	}
 	return ""

@@ -52,8 +52,21 @@ func Companion(name, suffix string) string {
 	return filepath.Join(filepath.Dir(abs), prefix+suffix)
 }
 
-// ErrNoLog is the cause when an index's .log is missing.
-var ErrNoLog = errors.New("an index cannot be checked without its .log")
+// ErrMissingLog: an index was dumped without the .log beside it, against
+// which it is checked.
+var ErrMissingLog = errors.New("index without its .log")
+
+// missingLogError is Kafka's NoSuchFileException for an index's log; it
+// matches ErrMissingLog and the cause from opening the log.
+type missingLogError struct {
+	log   string
+	cause error
+}
+
+func (e *missingLogError) Error() string {
+	return "java.nio.file.NoSuchFileException: " + e.log + " (an index cannot be checked without its .log)"
+}
+func (e *missingLogError) Unwrap() []error { return []error{ErrMissingLog, e.cause} }
 
 // OpenLog opens the companion .log of the index file name. Kafka crashes
 // with NoSuchFileException when it is missing; the error says so.
@@ -61,7 +74,7 @@ func OpenLog(name string, maxDecompressed int) (*Log, error) {
 	p := Companion(name, ".log")
 	f, err := os.Open(p)
 	if err != nil {
-		return nil, &segment.Error{File: name, Offset: -1, Err: fmt.Errorf("java.nio.file.NoSuchFileException: %s (%w)", p, ErrNoLog)}
+		return nil, &segment.Error{File: name, Offset: -1, Err: &missingLogError{p, err}}
 	}
 	st, err := f.Stat()
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/kseg/kseg/batch"
-	"github.com/kseg/kseg/report"
 )
 
 // onDisk is one batch read back from a written .log.
@@ -62,7 +61,25 @@ func histogramOf(bs []onDisk) string {
 	for _, b := range bs {
 		m[int(b.h.RecordCount)]++
 	}
-	return report.Histogram(m)
+	return histogram(m)
+}
+
+// histogram is report.Histogram's notation, "<records>x<batches>" groups
+// largest record count first ("148x1 52x1"); report imports producer, so
+// its tests here cannot import report.
+func histogram(m map[int]int) string {
+	keys := make([]int, 0, len(m))
+	for k, n := range m {
+		if n > 0 {
+			keys = append(keys, k)
+		}
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(keys)))
+	groups := make([]string, len(keys))
+	for i, k := range keys {
+		groups[i] = fmt.Sprintf("%dx%d", k, m[k])
+	}
+	return strings.Join(groups, " ")
 }
 
 func sizesOf(bs []onDisk) []int {
@@ -185,7 +202,7 @@ func TestSeedFigures(t *testing.T) {
 				if got := histogramOf(bs); got != want {
 					t.Errorf("partition %d: %s, want %s", p, got, want)
 				}
-				if got := report.Histogram(res.Partitions[p].RecordsPerBatch); got != want {
+				if got := histogram(res.Partitions[p].RecordsPerBatch); got != want {
 					t.Errorf("partition %d stats: %s, want %s", p, got, want)
 				}
 				if tt.sizes != nil {

@@ -124,3 +124,40 @@ func humanBytes(v float64) string {
 	}
 	return fmt.Sprintf("%.1f %ciB", v/unit, units[i])
 }
+
+// ShowProgress tells whether to draw progress: only when stderr is a
+// terminal and not quiet, and, for a command whose output is the scan
+// itself (needStdoutNotTTY), when stdout is not a terminal.
+func ShowProgress(stdout, stderr io.Writer, quiet, needStdoutNotTTY bool) bool {
+	if quiet {
+		return false
+	}
+	ef, ok := stderr.(*os.File)
+	if !ok || !IsTerminal(ef) {
+		return false
+	}
+	if needStdoutNotTTY {
+		of, ok := stdout.(*os.File)
+		if ok && IsTerminal(of) {
+			return false
+		}
+	}
+	return true
+}
+
+// FilesSize is the total size of the regular files among paths, each
+// counted up to limit bytes when limit > 0: what a scan will read, for the
+// ETA.
+func FilesSize(paths []string, limit int64) int64 {
+	var n int64
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			size := st.Size()
+			if limit > 0 && size > limit {
+				size = limit
+			}
+			n += size
+		}
+	}
+	return n
+}

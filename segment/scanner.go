@@ -47,6 +47,8 @@ var (
 	// ErrRecordSize is Kafka's "Found record size N smaller than minimum
 	// record overhead (14)" — typically a zero-filled (preallocated) tail.
 	ErrRecordSize = errors.New("record size smaller than minimum record overhead")
+	// ErrIsDirectory: a path opened as a log file is a directory.
+	ErrIsDirectory = errors.New("is a directory, not a log file")
 )
 
 // RecordSizeError carries the size Kafka would print.

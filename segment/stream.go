@@ -131,7 +131,7 @@ func (s *Stream) OpenFile(path string, maxBytes int64) error {
 	}
 	if st.IsDir() {
 		f.Close()
-		return &Error{File: path, Offset: -1, Err: errors.New("is a directory, not a log file")}
+		return &Error{File: path, Offset: -1, Err: ErrIsDirectory}
 	}
 	size := st.Size()
 	if maxBytes > 0 && maxBytes < size {

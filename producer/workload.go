@@ -1,0 +1,180 @@
+package producer
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// WorkloadRun is one named run of a workload file: settings by kseg
+// produce flag name, in name order. A flag given a list in the file has one
+// Setting per element, in list order (for repeatable flags such as inject).
+type WorkloadRun struct {
+	Name     string
+	Settings []Setting
+}
+
+// Setting is one flag value of a run, as it would be typed on the command
+// line (JSON numbers in plain decimal notation).
+type Setting struct {
+	Name, Value string
+}
+
+var runNameRE = regexp.MustCompile(`^[A-Za-z0-9._=-]+$`)
+
+// ExpandWorkload reads the JSON workload file at path: top-level settings,
+// an optional "runs" list (each with a "name" and settings) and an optional
+// "sweep" (flag name -> list of values), expanded over every run as all
+// combinations, flag names sorted. A sweep run is named
+// "<run>_<flag>=<value>..." ("run_" dropped for the unnamed run). The
+// flag names are not checked here: the caller applies them.
+func ExpandWorkload(path string) ([]WorkloadRun, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	type run struct {
+		name     string
+		settings map[string]any
+	}
+	base := map[string]any{}
+	var runs []run
+	var sweep map[string][]any
+	for k, v := range top {
+		switch k {
+		case "runs":
+			var rs []map[string]any
+			if err := json.Unmarshal(v, &rs); err != nil {
+				return nil, fmt.Errorf("%s: runs: %w", path, err)
+			}
+			for i, r := range rs {
+				name, _ := r["name"].(string)
+				if name == "" {
+					name = fmt.Sprintf("run-%d", i)
+				}
+				delete(r, "name")
+				runs = append(runs, run{name: name, settings: r})
+			}
+		case "sweep":
+			if err := json.Unmarshal(v, &sweep); err != nil {
+				return nil, fmt.Errorf("%s: sweep: %w", path, err)
+			}
+		default:
+			var x any
+			json.Unmarshal(v, &x)
+			base[k] = x
+		}
+	}
+	if len(runs) == 0 {
+		runs = []run{{name: "run", settings: map[string]any{}}}
+	}
+	keys := make([]string, 0, len(sweep))
+	for k := range sweep {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		var next []run
+		for _, r := range runs {
+			for _, v := range sweep[k] {
+				s := map[string]any{}
+				for kk, vv := range r.settings {
+					s[kk] = vv
+				}
+				s[k] = v
+				next = append(next, run{name: fmt.Sprintf("%s_%s=%v", r.name, k, v), settings: s})
+			}
+		}
+		runs = next
+	}
+	out := make([]WorkloadRun, 0, len(runs))
+	for _, r := range runs {
+		merged := map[string]any{}
+		for k, v := range base {
+			merged[k] = v
+		}
+		for k, v := range r.settings {
+			merged[k] = v
+		}
+		if len(keys) > 0 {
+			r.name = strings.TrimPrefix(r.name, "run_")
+		}
+		if !runNameRE.MatchString(r.name) {
+			return nil, fmt.Errorf("%s: run name %q: use letters, digits and . _ = -", path, r.name)
+		}
+		out = append(out, WorkloadRun{Name: r.name, Settings: settings(merged)})
+	}
+	seen := map[string]bool{}
+	for _, r := range out {
+		if seen[r.Name] {
+			return nil, fmt.Errorf("%s: two runs are named %q", path, r.Name)
+		}
+		seen[r.Name] = true
+	}
+	return out, nil
+}
+
+// settings flattens m into flag settings, names sorted.
+func settings(m map[string]any) []Setting {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var out []Setting
+	for _, k := range names {
+		vals := []any{m[k]}
+		if list, ok := m[k].([]any); ok {
+			vals = list
+		}
+		for _, v := range vals {
+			s := fmt.Sprint(v)
+			if fv, ok := v.(float64); ok {
+				s = strconv.FormatFloat(fv, 'f', -1, 64)
+			}
+			out = append(out, Setting{k, s})
+		}
+	}
+	return out
+}
+
+// SweepRun is one resolved run of a workload.
+type SweepRun struct {
+	Name   string
+	Config Config
+}
+
+// Sweep writes each run to out/<name>, all or nothing: out is built
+// beside itself and renamed into place, and must not exist or be empty
+// unless force is set. The results' Dir is out/<name>.
+func Sweep(runs []SweepRun, out string, force bool) ([]*Result, error) {
+	results := make([]*Result, len(runs))
+	err := WriteAtomic(out, force, func(tmp string) error {
+		for i, r := range runs {
+			dir := filepath.Join(tmp, r.Name)
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				return err
+			}
+			res, err := Write(r.Config, dir)
+			if err != nil {
+				return fmt.Errorf("run %s: %w", r.Name, err)
+			}
+			res.Dir = filepath.Join(out, r.Name)
+			results[i] = res
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return results, nil
+}
