@@ -35,6 +35,15 @@ func (e *FormatError) Error() string {
 
 func (e *FormatError) Unwrap() error { return e.Err }
 
+// Cause is the failure in words without its batch-relative position, for
+// a caller that prints the absolute one (located.Error).
+func (e *FormatError) Cause() string {
+	if e.Detail == "" {
+		return e.Err.Error()
+	}
+	return e.Detail
+}
+
 func formatErr(pos int, err error, format string, args ...any) *FormatError {
 	return &FormatError{Pos: int64(pos), Err: err, Detail: fmt.Sprintf(format, args...)}
 }

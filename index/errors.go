@@ -2,7 +2,8 @@ package index
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/kseg/kseg/located"
 )
 
 // Sentinel errors, usable with errors.Is on anything this package returns.
@@ -27,27 +28,9 @@ var (
 	ErrBadName = errors.New("bad file name")
 )
 
-// Error is the error type returned by the decoders. It records the file
-// (when known), the byte offset in it where the problem was found (-1 if
-// not applicable) and the cause.
-type Error struct {
-	File   string
-	Offset int64
-	Err    error
-}
-
-func (e *Error) Error() string {
-	s := "index: "
-	if e.File != "" {
-		s += e.File + ": "
-	}
-	if e.Offset >= 0 {
-		s += fmt.Sprintf("at byte %d: ", e.Offset)
-	}
-	return s + e.Err.Error()
-}
-
-func (e *Error) Unwrap() error { return e.Err }
+// Error is the error type returned by the decoders: kseg's one located
+// error (file when known, byte offset or -1, cause).
+type Error = located.Error
 
 // KafkaError is a cause whose text is exactly what Kafka itself reports
 // for the same condition, so a kafka-dump-log compatible tool can print

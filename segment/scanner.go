@@ -12,35 +12,15 @@ import (
 	"io"
 
 	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/located"
 )
 
 // BlockSize is how much the scanner reads per call: large enough that the
 // per-call cost vanishes next to the copy, small enough to stay in L2.
 const BlockSize = 1 << 20
 
-// Error locates a failure in a file. Offset is the absolute byte position.
-type Error struct {
-	File   string
-	Offset int64
-	Err    error
-}
-
-func (e *Error) Error() string {
-	// A batch.FormatError's own "at byte N" is relative to its batch; the
-	// absolute Offset already says where, so print only its cause.
-	if fe, ok := e.Err.(*batch.FormatError); ok {
-		cause := fe.Detail
-		if cause == "" {
-			cause = fe.Err.Error()
-		}
-		return fmt.Sprintf("%s: at byte %d: %s", e.File, e.Offset, cause)
-	}
-	if e.Offset < 0 { // no byte applies (a missing companion file)
-		return fmt.Sprintf("%s: %v", e.File, e.Err)
-	}
-	return fmt.Sprintf("%s: at byte %d: %v", e.File, e.Offset, e.Err)
-}
-func (e *Error) Unwrap() error { return e.Err }
+// Error locates a failure in a file: kseg's one located error type.
+type Error = located.Error
 
 // Sentinel causes specific to framing a file.
 var (

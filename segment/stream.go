@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/located"
 )
 
 // Source is a named span of bytes to frame: a file, a slice of one, a
@@ -279,19 +280,15 @@ func (s *Stream) locate(pos int64, err error) error {
 	return Locate(s.sc.name, pos, err)
 }
 
-// Locate wraps err as an *Error at file position pos (plus a
-// batch.FormatError's position inside the entry); an *Error is returned as
-// it is.
+// Locate wraps err as an *Error at file position pos plus, for a
+// batch.FormatError, its position inside the entry; an error that already
+// has a location keeps it.
 func Locate(file string, pos int64, err error) error {
-	var se *Error
-	if errors.As(err, &se) {
-		return err
-	}
 	var fe *batch.FormatError
 	if errors.As(err, &fe) {
-		return &Error{File: file, Offset: pos + fe.Pos, Err: err}
+		return located.At(file, pos+fe.Pos, err)
 	}
-	return &Error{File: file, Offset: pos, Err: err}
+	return located.At(file, pos, err)
 }
 
 func (s *Stream) checkCRC() error {
