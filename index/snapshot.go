@@ -3,10 +3,11 @@ package index
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
+
+	"github.com/kseg/kseg/batch"
 )
 
 // Producer snapshot layout (section 7 of FORMAT.md).
@@ -18,8 +19,6 @@ const (
 	snapshotCountOffset  = 6
 	snapshotEntriesStart = 10
 )
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // ProducerEntry is one producer in a snapshot, as stored.
 type ProducerEntry struct {
@@ -42,7 +41,9 @@ type ProducerEntry struct {
 func (e ProducerEntry) HasBatchMetadata() bool { return e.LastOffset >= 0 }
 
 // FirstSequence is BatchMetadata.firstSeq: decrementSequence(lastSeq, offsetDelta).
-func (e ProducerEntry) FirstSequence() int32 { return DecrementSequence(e.LastSequence, e.OffsetDelta) }
+func (e ProducerEntry) FirstSequence() int32 {
+	return batch.DecrementSequence(e.LastSequence, e.OffsetDelta)
+}
 
 // TxnFirstOffset returns the open transaction's first offset, if any
 // (Kafka: present iff >= 0).
@@ -64,24 +65,6 @@ func FormatScalaOption(v int64, ok bool) string {
 		return "None"
 	}
 	return "Some(" + itoa(v) + ")"
-}
-
-// DecrementSequence is DefaultRecordBatch.decrementSequence: sequence
-// arithmetic wraps at Int32.MAX, not at 2^32.
-func DecrementSequence(sequence, decrement int32) int32 {
-	if sequence < decrement {
-		return math.MaxInt32 - (decrement - sequence) + 1
-	}
-	return sequence - decrement
-}
-
-// IncrementSequence is DefaultRecordBatch.incrementSequence. The last
-// sequence of a batch is IncrementSequence(baseSequence, lastOffsetDelta).
-func IncrementSequence(sequence, increment int32) int32 {
-	if sequence > math.MaxInt32-increment {
-		return increment - (math.MaxInt32 - sequence) - 1
-	}
-	return sequence + increment
 }
 
 // Snapshot is a decoded producer state snapshot (.snapshot).
@@ -182,7 +165,7 @@ func ParseSnapshotStyle(b []byte, style MessageStyle) (*Snapshot, error) {
 		}
 		return s, errAt("", 0, snapshotErr(msg, ErrUnknownVersion))
 	}
-	if c := crc32.Checksum(b[snapshotCRCStart:], castagnoli); c != s.CRC {
+	if c := batch.CRC32C(b[snapshotCRCStart:]); c != s.CRC {
 		return s, errAt("", 2, snapshotErr(fmt.Sprintf("Snapshot is corrupt (CRC is no longer valid). Stored crc: %d. Computed crc: %d", s.CRC, c), ErrBadCRC))
 	}
 	return s, nil
@@ -229,7 +212,7 @@ func (s *Snapshot) AppendTo(dst []byte) []byte {
 		dst = e.AppendTo(dst)
 	}
 	dst = append(dst, s.Trailing...)
-	c := crc32.Checksum(dst[start+snapshotCRCStart:], castagnoli)
+	c := batch.CRC32C(dst[start+snapshotCRCStart:])
 	binary.BigEndian.PutUint32(dst[start+2:], c)
 	return dst
 }

@@ -116,24 +116,3 @@ func TestSnapshotTrailingRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
-func TestSequenceArithmetic(t *testing.T) {
-	for _, tc := range []struct{ seq, d, dec, inc int32 }{
-		{4, 4, 0, 8},
-		{0, 0, 0, 0},
-		{2, 5, math.MaxInt32 - 2, 7},
-		{math.MaxInt32, 1, math.MaxInt32 - 1, 0},
-		{math.MaxInt32 - 1, 3, math.MaxInt32 - 4, 1},
-	} {
-		if got := DecrementSequence(tc.seq, tc.d); got != tc.dec {
-			t.Errorf("DecrementSequence(%d,%d) = %d, want %d", tc.seq, tc.d, got, tc.dec)
-		}
-		if got := IncrementSequence(tc.seq, tc.d); got != tc.inc {
-			t.Errorf("IncrementSequence(%d,%d) = %d, want %d", tc.seq, tc.d, got, tc.inc)
-		}
-		// They are inverses on the sequence ring [0, MaxInt32].
-		if got := DecrementSequence(IncrementSequence(tc.seq, tc.d), tc.d); got != tc.seq {
-			t.Errorf("dec(inc(%d,%d)) = %d", tc.seq, tc.d, got)
-		}
-	}
-}
