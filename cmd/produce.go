@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/internal/atomicfile"
 	"github.com/kseg/kseg/producer"
 	"github.com/kseg/kseg/report"
 )
@@ -357,7 +358,7 @@ func runWorkload(cmd *cobra.Command, path, out string, force bool) error {
 		all = append(all, resolved{r.name, cfg})
 	}
 	results := make([]*producer.Result, len(all))
-	err = producer.WriteAtomic(out, force, func(tmp string) error {
+	err = atomicfile.WriteDir(out, force, func(tmp string) error {
 		for i, r := range all {
 			dir := filepath.Join(tmp, r.name)
 			if err := os.Mkdir(dir, 0o755); err != nil {

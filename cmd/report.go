@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kseg/kseg/internal/atomicfile"
 	"github.com/kseg/kseg/report"
 )
 
@@ -95,7 +95,7 @@ func runReport(c *cobra.Command, f *reportFlags, args []string) error {
 		return withCode(ExitBadInput, err)
 	}
 	opt := report.HTMLOptions{Title: f.title, BatchSize: f.batchSize, Generated: time.Now(), Version: versionString()}
-	if err := writeAtomic(f.out, f.force, func(w *bufio.Writer) error { return report.WriteHTML(w, runs, opt) }); err != nil {
+	if err := atomicfile.WriteFile(f.out, f.force, func(w *bufio.Writer) error { return report.WriteHTML(w, runs, opt) }); err != nil {
 		return withCode(ExitBadInput, err)
 	}
 	st, _ := os.Stat(f.out)
@@ -104,45 +104,6 @@ func runReport(c *cobra.Command, f *reportFlags, args []string) error {
 		parts += len(r.Partitions)
 	}
 	fmt.Fprintf(c.OutOrStdout(), "wrote %s (%d bytes): %d run(s), %d partition(s)\n", f.out, st.Size(), len(runs), parts)
-	return nil
-}
-
-// writeAtomic writes path through a temporary file in the same directory
-// and renames it into place; without force an existing file is kept (the
-// check is repeated at rename time with a hard link, so a file created
-// meanwhile is not clobbered).
-func writeAtomic(path string, force bool, fill func(*bufio.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	defer os.Remove(name)
-	w := bufio.NewWriterSize(tmp, 1<<16)
-	if err := fill(w); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if force {
-		return os.Rename(name, path)
-	}
-	if err := os.Link(name, path); err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("%s exists; use --force to replace it", path)
-		}
-		return err
-	}
 	return nil
 }
 
