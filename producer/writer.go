@@ -11,6 +11,7 @@ import (
 
 	"github.com/kseg/kseg/batch"
 	"github.com/kseg/kseg/index"
+	"github.com/kseg/kseg/internal/javaorder"
 )
 
 // Broker limits that decide rolls (PRODUCER-MODEL.md 6.4), for the default
@@ -263,39 +264,22 @@ func (w *partitionWriter) takeSnapshot(offset int64) error {
 	return nil
 }
 
-// javaHashMapOrder sorts producer ids the way a java.util.HashMap<Long,_>
-// of that many entries iterates: by bucket (spread hash of Long.hashCode,
-// masked by the table size the map grew to), then insertion order within a
-// bucket. Broker-written snapshots (Kafka 3.5+, ProducerStateManager in
-// Java) list producers in this order.
-func javaHashMapOrder(producers map[int64]*producerEntry) []int64 {
+// snapshotOrder lists producer ids the way a java.util.HashMap<Long,_> of
+// them iterates (insertion order within a bucket). Broker-written snapshots
+// (Kafka 3.5+, ProducerStateManager in Java) list producers in this order.
+func snapshotOrder(producers map[int64]*producerEntry) []int64 {
 	ids := make([]int64, 0, len(producers))
 	for id := range producers {
 		ids = append(ids, id)
 	}
-	table := 16
-	for float64(len(ids)) > 0.75*float64(table) {
-		table *= 2
-	}
-	bucket := func(id int64) int {
-		h := int32(id ^ int64(uint64(id)>>32))
-		h ^= int32(uint32(h) >> 16)
-		return int(h) & (table - 1)
-	}
-	sort.Slice(ids, func(i, j int) bool {
-		bi, bj := bucket(ids[i]), bucket(ids[j])
-		if bi != bj {
-			return bi < bj
-		}
-		return producers[ids[i]].inserted < producers[ids[j]].inserted
-	})
-	return ids
+	sort.Slice(ids, func(i, j int) bool { return producers[ids[i]].inserted < producers[ids[j]].inserted })
+	return javaorder.Longs(ids)
 }
 
 // appendSnapshot encodes the producer snapshot with package index's
 // encoder, entries in Java HashMap iteration order as the broker writes them.
 func appendSnapshot(dst []byte, producers map[int64]*producerEntry) []byte {
-	ids := javaHashMapOrder(producers)
+	ids := snapshotOrder(producers)
 	entries := make([]index.ProducerEntry, len(ids))
 	for i, id := range ids {
 		e := producers[id]
