@@ -100,15 +100,6 @@ func javaSplitWS(s string) []string {
 	return out
 }
 
-// parseJavaInt accepts what Integer.parseInt accepts.
-func parseJavaInt(s string) (int32, bool) {
-	v, err := parseJavaLong(s)
-	if err != nil || v < -1<<31 || v > 1<<31-1 {
-		return 0, false
-	}
-	return int32(v), true
-}
-
 // ParseCheckpoint reads Kafka's generic checkpoint format (CheckpointFile):
 // a version line, a count line, then one entry per line, each parsed by
 // fromLine (false = malformed). location is the path Kafka would print.

@@ -92,7 +92,7 @@ func newPartitionWriter(cfg *Config, root string, part int) (*partitionWriter, e
 }
 
 func segmentName(dir string, base int64, suffix string) string {
-	return filepath.Join(dir, fmt.Sprintf("%020d%s", base, suffix))
+	return filepath.Join(dir, index.FormatBaseOffset(base)+suffix)
 }
 
 func (w *partitionWriter) openSegment(base int64) error {
