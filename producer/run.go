@@ -2,9 +2,9 @@ package producer
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/binary"
 
+	"github.com/kseg/kseg/index"
 	"github.com/kseg/kseg/internal/atomicfile"
 )
 
@@ -20,10 +20,10 @@ type Result struct {
 	Faults     []InjectedFault
 }
 
-// TopicID derives the topic's 22-character base64url Uuid from the seed
-// and topic name, so that output is reproducible. Like Uuid.randomUuid it
-// never starts with '-'.
-func TopicID(seed uint64, topic string) string {
+// topicID derives the topic's Uuid from the seed and topic name, so that
+// output is reproducible. Like Uuid.randomUuid its 22-character base64url
+// form never starts with '-'.
+func topicID(seed uint64, topic string) index.Uuid {
 	for i := uint64(0); ; i++ {
 		h := sha256.New()
 		var b [16]byte
@@ -32,11 +32,11 @@ func TopicID(seed uint64, topic string) string {
 		h.Write([]byte("kseg topic id\x00"))
 		h.Write(b[:])
 		h.Write([]byte(topic))
-		sum := h.Sum(nil)[:16]
-		sum[6] = sum[6]&0x0f | 0x40 // version 4, as java.util.UUID.randomUUID
-		sum[8] = sum[8]&0x3f | 0x80
-		id := base64.RawURLEncoding.EncodeToString(sum)
-		if id[0] != '-' {
+		var id index.Uuid
+		copy(id[:], h.Sum(nil))
+		id[6] = id[6]&0x0f | 0x40 // version 4, as java.util.UUID.randomUUID
+		id[8] = id[8]&0x3f | 0x80
+		if id.String()[0] != '-' {
 			return id
 		}
 	}
@@ -69,7 +69,8 @@ func Write(cfg Config, dir string) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	res := &Result{Dir: dir, TopicID: TopicID(cfg.Seed, cfg.Topic)}
+	id := topicID(cfg.Seed, cfg.Topic)
+	res := &Result{Dir: dir, TopicID: id.String()}
 	writers := make([]*partitionWriter, cfg.Partitions)
 	fail := func(err error) (*Result, error) {
 		for _, w := range writers {
@@ -95,7 +96,7 @@ func Write(cfg Config, dir string) (*Result, error) {
 		return fail(err)
 	}
 	for _, w := range writers {
-		if err := w.close(res.TopicID); err != nil {
+		if err := w.close(id); err != nil {
 			return fail(err)
 		}
 		res.Partitions = append(res.Partitions, w.stats)

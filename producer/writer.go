@@ -293,7 +293,7 @@ func appendSnapshot(dst []byte, producers map[int64]*producerEntry) []byte {
 // close finishes the partition as a clean broker shutdown leaves it: the
 // active segment closed with its final time-index entry, a snapshot at the
 // log end offset, the leader-epoch checkpoint and partition.metadata.
-func (w *partitionWriter) close(topicID string) error {
+func (w *partitionWriter) close(topicID index.Uuid) error {
 	if w.seg != nil {
 		if err := w.closeSegment(); err != nil {
 			return err
@@ -302,12 +302,12 @@ func (w *partitionWriter) close(topicID string) error {
 	if err := w.takeSnapshot(w.leo); err != nil {
 		return err
 	}
-	lec := fmt.Sprintf("0\n1\n%d 0\n", w.cfg.LeaderEpoch)
-	if err := os.WriteFile(filepath.Join(w.dir, "leader-epoch-checkpoint"), []byte(lec), 0o644); err != nil {
+	lec := index.AppendLeaderEpochCheckpoint(nil, []index.EpochEntry{{Epoch: w.cfg.LeaderEpoch, StartOffset: 0}})
+	if err := os.WriteFile(filepath.Join(w.dir, "leader-epoch-checkpoint"), lec, 0o644); err != nil {
 		return err
 	}
-	pm := "version: 0\ntopic_id: " + topicID
-	return os.WriteFile(filepath.Join(w.dir, "partition.metadata"), []byte(pm), 0o644)
+	pm := index.PartitionMetadata{Version: index.PartitionMetadataVersion, TopicID: topicID}.AppendTo(nil)
+	return os.WriteFile(filepath.Join(w.dir, "partition.metadata"), pm, 0o644)
 }
 
 // abort closes open files after a failure; the temp dir is removed by the
