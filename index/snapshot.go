@@ -59,14 +59,6 @@ func FormatOptionalLong(v int64, ok bool) string {
 	return "OptionalLong[" + itoa(v) + "]"
 }
 
-// FormatScalaOption renders like Scala's Option[Long].toString (3.0-3.4).
-func FormatScalaOption(v int64, ok bool) string {
-	if !ok {
-		return "None"
-	}
-	return "Some(" + itoa(v) + ")"
-}
-
 // Snapshot is a decoded producer state snapshot (.snapshot).
 type Snapshot struct {
 	Version int16
@@ -96,20 +88,16 @@ var entryFields = [...]struct {
 const bufferUnderflow = "java.nio.BufferUnderflowException"
 
 // ParseSnapshot decodes a producer snapshot the way Kafka's readSnapshot
-// does, with StyleJava (3.5+) messages. See ParseSnapshotStyle.
-func ParseSnapshot(b []byte) (*Snapshot, error) { return ParseSnapshotStyle(b, StyleJava) }
-
-// ParseSnapshotStyle decodes b. The checks run in Kafka's order: schema
-// (structure), then version, then CRC. Errors carry Kafka's
-// CorruptSnapshotException text (KafkaMessage); with StyleJava the
-// unknown-version message is wrapped in "Snapshot failed schema
-// validation: " as in 3.5+, with StyleScala it is not (3.0-3.4).
+// does. The checks run in Kafka's order: schema (structure), then version,
+// then CRC. Errors carry Kafka's CorruptSnapshotException text
+// (KafkaMessage); the unknown-version message is wrapped in "Snapshot
+// failed schema validation: " as in 3.5+.
 //
 // On a version or CRC error the decoded snapshot is returned together with
 // the error, for forensic use; on a structural error the snapshot is nil.
 // The entry count is checked against the bytes present before anything is
 // allocated.
-func ParseSnapshotStyle(b []byte, style MessageStyle) (*Snapshot, error) {
+func ParseSnapshot(b []byte) (*Snapshot, error) {
 	schemaErr := func(off int, cause string) error {
 		return errAt("", int64(off), snapshotErr("Snapshot failed schema validation: "+cause, ErrTruncated))
 	}
@@ -159,10 +147,7 @@ func ParseSnapshotStyle(b []byte, style MessageStyle) (*Snapshot, error) {
 		s.Trailing = b[end:len(b):len(b)]
 	}
 	if s.Version != SnapshotVersion {
-		msg := "Snapshot contained an unknown file version " + itoa(int64(s.Version))
-		if style == StyleJava {
-			msg = "Snapshot failed schema validation: " + msg
-		}
+		msg := "Snapshot failed schema validation: Snapshot contained an unknown file version " + itoa(int64(s.Version))
 		return s, errAt("", 0, snapshotErr(msg, ErrUnknownVersion))
 	}
 	if c := batch.CRC32C(b[snapshotCRCStart:]); c != s.CRC {
@@ -225,7 +210,7 @@ func (s *Snapshot) MarshalBinary() ([]byte, error) {
 	return s.AppendTo(make([]byte, 0, snapshotHeaderSize+len(s.Entries)*ProducerEntrySize+len(s.Trailing))), nil
 }
 
-// UnmarshalBinary decodes b into s (StyleJava messages). s is left
+// UnmarshalBinary decodes b into s (ParseSnapshot's checks). s is left
 // unchanged on error.
 func (s *Snapshot) UnmarshalBinary(b []byte) error {
 	d, err := ParseSnapshot(b)
