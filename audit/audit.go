@@ -464,14 +464,6 @@ func (p *prodState) find(base, last int32) *batchRef {
 	return nil
 }
 
-// nextSeq is the sequence after s, with Kafka's wrap past MaxInt32 to 0.
-func nextSeq(s int32) int32 {
-	if s == math.MaxInt32 {
-		return 0
-	}
-	return s + 1
-}
-
 // data checks a data batch of a producer against its state.
 func (a *auditor) data(p *prodState, h *batch.Header, pos int64) {
 	base, last := h.BaseSequence, h.LastSequence()
@@ -518,7 +510,7 @@ func (a *auditor) data(p *prodState, h *batch.Header, pos int64) {
 		a.add(fd, false)
 	}
 	if base != batch.NoSequence {
-		if p.lastSeq == batch.NoSequence || seqAfter(last, p.lastSeq) {
+		if p.lastSeq == batch.NoSequence || batch.SequenceAfter(last, p.lastSeq) {
 			p.lastSeq = last
 		}
 		p.push(batchRef{baseSeq: base, lastSeq: last, base: h.BaseOffset, last: h.LastOffset(), file: a.file, pos: pos})
@@ -533,18 +525,9 @@ func (a *auditor) data(p *prodState, h *batch.Header, pos int64) {
 	}
 }
 
-// seqAfter reports whether sequence x comes after y, allowing one wrap.
-func seqAfter(x, y int32) bool {
-	d := int64(x) - int64(y)
-	if d < -math.MaxInt32/2 {
-		d += math.MaxInt32 + 1
-	}
-	return d > 0
-}
-
 // sequence checks a batch in the producer's current epoch.
 func (a *auditor) sequence(p *prodState, h *batch.Header, pos int64, base, last int32) {
-	want := nextSeq(p.lastSeq)
+	want := batch.IncrementSequence(p.lastSeq, 1)
 	if base == want {
 		if p.lastSeq == math.MaxInt32 {
 			fd := at(SequenceWrap, Info, a.file, pos, h)
@@ -553,17 +536,14 @@ func (a *auditor) sequence(p *prodState, h *batch.Header, pos int64, base, last 
 		}
 		return
 	}
-	if seqAfter(base, want) {
-		missing := int64(base) - int64(want)
-		if missing < 0 {
-			missing += math.MaxInt32 + 1
-		}
+	if batch.SequenceAfter(base, want) {
+		missing := batch.SequenceDistance(want, base)
 		fd := at(SequenceGap, Error, a.file, pos, h)
 		fd.RelatedOffset = p.metaOffset
 		fd.Count = missing
 		fd.Message = fmt.Sprintf("producer %d (epoch %d) jumps from sequence %d (offset %d) to %d: %d sequences missing", h.ProducerID, h.ProducerEpoch, p.lastSeq, p.metaOffset, base, missing)
 		i := a.add(fd, true)
-		p.gaps = append(p.gaps, gapRef{from: want, to: base - 1, finding: i})
+		p.gaps = append(p.gaps, gapRef{from: want, to: batch.DecrementSequence(base, 1), finding: i})
 		if len(p.gaps) > ringSize {
 			p.gaps = p.gaps[1:]
 		}
@@ -579,7 +559,7 @@ func (a *auditor) sequence(p *prodState, h *batch.Header, pos int64, base, last 
 		return
 	}
 	for gi, g := range p.gaps {
-		if !seqAfter(g.from, base) && !seqAfter(last, g.to) {
+		if !batch.SequenceAfter(g.from, base) && !batch.SequenceAfter(last, g.to) {
 			fd := at(SequenceRegression, Error, a.file, pos, h)
 			gf := &a.res.Findings[g.finding]
 			fd.RelatedOffset = gf.FirstOffset
@@ -598,7 +578,7 @@ func (a *auditor) sequence(p *prodState, h *batch.Header, pos int64, base, last 
 	fd := at(SequenceRegression, Error, a.file, pos, h)
 	fd.RelatedOffset = p.metaOffset
 	fd.Message = fmt.Sprintf("producer %d (epoch %d) goes back from sequence %d (offset %d) to %d without an epoch change", h.ProducerID, h.ProducerEpoch, p.lastSeq, p.metaOffset, base)
-	if !seqAfter(last, p.lastSeq) {
+	if !batch.SequenceAfter(last, p.lastSeq) {
 		fd.Code = DuplicateSequence
 		fd.Count = int64(last) - int64(base) + 1
 		fd.Message = fmt.Sprintf("producer %d (epoch %d) repeats sequences %d..%d already written in this epoch (the first copy is older than the last %d batches kept)", h.ProducerID, h.ProducerEpoch, base, last, ringSize)

@@ -3,7 +3,6 @@ package audit
 import (
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -164,19 +163,6 @@ func atLeast(r *Result, sev Severity) []Finding {
 			out = append(out, f)
 		}
 	}
-	return out
-}
-
-func codeSet(r *Result) []string {
-	m := map[string]bool{}
-	for _, f := range r.Findings {
-		m[string(f.Code)] = true
-	}
-	var out []string
-	for c := range m {
-		out = append(out, c)
-	}
-	sort.Strings(out)
 	return out
 }
 

@@ -168,24 +168,6 @@ func (h *Header) LastSequence() int32 {
 	return IncrementSequence(h.BaseSequence, h.LastOffsetDelta)
 }
 
-// IncrementSequence adds delta to a producer sequence with Kafka's wrap rule.
-func IncrementSequence(seq, delta int32) int32 {
-	const max = int32(^uint32(0) >> 1)
-	if seq > max-delta {
-		return delta - (max - seq) - 1
-	}
-	return seq + delta
-}
-
-// DecrementSequence is the inverse of IncrementSequence.
-func DecrementSequence(seq, delta int32) int32 {
-	const max = int32(^uint32(0) >> 1)
-	if seq < delta {
-		return max - (delta - seq) + 1
-	}
-	return seq - delta
-}
-
 // ComputeCRC returns the CRC-32C of a whole v2 batch's covered bytes
 // (attributes to end). b must be the complete batch.
 func ComputeCRC(b []byte) uint32 {

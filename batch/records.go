@@ -19,9 +19,6 @@ func (r *RecordReader) Reset(section []byte, count int32, basePos int) {
 	r.headers = r.headers[:0]
 }
 
-// Remaining is the number of records not yet read.
-func (r *RecordReader) Remaining() int32 { return r.remaining }
-
 // Leftover reports bytes after the last declared record, which Kafka
 // rejects ("Incorrect declared batch size, records still remaining").
 func (r *RecordReader) Leftover() int { return len(r.buf) - r.pos }

@@ -1,27 +1,10 @@
 package batch
 
+import "github.com/kseg/kseg/internal/varint"
+
 // Kafka's record fields are zigzag varints (protobuf base-128). The decoders
 // inline the one- and two-byte cases, which cover nearly every field of a
 // typical record.
-
-// Uvarint decodes an unsigned varint of at most maxBytes bytes from b.
-// n is the bytes read; n <= 0 means truncated (0) or too long (-1).
-func uvarint(b []byte, maxBytes int) (uint64, int) {
-	var x uint64
-	var s uint
-	for i := 0; i < len(b); i++ {
-		if i == maxBytes {
-			return 0, -1
-		}
-		c := b[i]
-		if c < 0x80 {
-			return x | uint64(c)<<s, i + 1
-		}
-		x |= uint64(c&0x7f) << s
-		s += 7
-	}
-	return 0, 0
-}
 
 // Varint decodes a zigzag int32 (at most 5 bytes) as Kafka does.
 func Varint(b []byte) (int32, int) {
@@ -33,7 +16,7 @@ func Varint(b []byte) (int32, int) {
 		u := uint32(b[0]&0x7f) | uint32(b[1])<<7
 		return int32(u>>1) ^ -int32(u&1), 2
 	}
-	u, n := uvarint(b, 5)
+	u, n := varint.Uvarint(b, 5)
 	if n <= 0 {
 		return 0, n
 	}
@@ -47,7 +30,7 @@ func Varlong(b []byte) (int64, int) {
 		u := uint64(b[0])
 		return int64(u>>1) ^ -int64(u&1), 1
 	}
-	u, n := uvarint(b, 10)
+	u, n := varint.Uvarint(b, 10)
 	if n <= 0 {
 		return 0, n
 	}
@@ -56,40 +39,25 @@ func Varlong(b []byte) (int64, int) {
 
 // Uvarint32 decodes Kafka's unsigned varint (compact lengths, tagged fields).
 func Uvarint32(b []byte) (uint32, int) {
-	u, n := uvarint(b, 5)
+	u, n := varint.Uvarint(b, 5)
+	if n <= 0 {
+		return 0, n
+	}
 	return uint32(u), n
 }
 
 // AppendVarint appends the zigzag encoding of v.
 func AppendVarint(dst []byte, v int32) []byte {
-	return AppendUvarint(dst, uint64(uint32((v<<1)^(v>>31))))
+	return varint.Append(dst, uint64(uint32((v<<1)^(v>>31))))
 }
 
 // AppendVarlong appends the zigzag encoding of v.
 func AppendVarlong(dst []byte, v int64) []byte {
-	return AppendUvarint(dst, uint64((v<<1)^(v>>63)))
-}
-
-// AppendUvarint appends an unsigned varint.
-func AppendUvarint(dst []byte, u uint64) []byte {
-	for u >= 0x80 {
-		dst = append(dst, byte(u)|0x80)
-		u >>= 7
-	}
-	return append(dst, byte(u))
+	return varint.Append(dst, uint64((v<<1)^(v>>63)))
 }
 
 // SizeOfVarint is the encoded length of v as a zigzag varint.
-func SizeOfVarint(v int32) int { return sizeOfUvarint(uint64(uint32((v << 1) ^ (v >> 31)))) }
+func SizeOfVarint(v int32) int { return varint.Size(uint64(uint32((v << 1) ^ (v >> 31)))) }
 
 // SizeOfVarlong is the encoded length of v as a zigzag varlong.
-func SizeOfVarlong(v int64) int { return sizeOfUvarint(uint64((v << 1) ^ (v >> 63))) }
-
-func sizeOfUvarint(u uint64) int {
-	n := 1
-	for u >= 0x80 {
-		u >>= 7
-		n++
-	}
-	return n
-}
+func SizeOfVarlong(v int64) int { return varint.Size(uint64((v << 1) ^ (v >> 63))) }

@@ -88,7 +88,7 @@ func runReport(c *cobra.Command, f *reportFlags, args []string) error {
 		return withCode(ExitBadInput, err)
 	}
 	opt := report.HTMLOptions{Title: f.title, BatchSize: f.batchSize, Generated: time.Now(), Version: versionString()}
-	if err := atomicfile.Write(f.out, f.force, func(w *bufio.Writer) error { return report.WriteHTML(w, runs, opt) }); err != nil {
+	if err := atomicfile.WriteFile(f.out, f.force, func(w *bufio.Writer) error { return report.WriteHTML(w, runs, opt) }); err != nil {
 		return withCode(ExitBadInput, err)
 	}
 	st, _ := os.Stat(f.out)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/kseg/kseg/internal/varint"
 )
 
 func TestJavaStringMaximalSubpart(t *testing.T) {
@@ -82,17 +84,11 @@ func TestJacksonEscaping(t *testing.T) {
 // enc builds generated-message bytes.
 type enc []byte
 
-func (e enc) i16(v int16) enc  { return append(e, byte(v>>8), byte(v)) }
-func (e enc) i32(v int32) enc  { return append(e, byte(v>>24), byte(v>>16), byte(v>>8), byte(v)) }
-func (e enc) i64(v int64) enc  { return e.i32(int32(v >> 32)).i32(int32(v)) }
-func (e enc) str(s string) enc { return append(e.i16(int16(len(s))), s...) }
-func (e enc) uv(v uint32) enc {
-	for v >= 0x80 {
-		e = append(e, byte(v)|0x80)
-		v >>= 7
-	}
-	return append(e, byte(v))
-}
+func (e enc) i16(v int16) enc   { return append(e, byte(v>>8), byte(v)) }
+func (e enc) i32(v int32) enc   { return append(e, byte(v>>24), byte(v>>16), byte(v>>8), byte(v)) }
+func (e enc) i64(v int64) enc   { return e.i32(int32(v >> 32)).i32(int32(v)) }
+func (e enc) str(s string) enc  { return append(e.i16(int16(len(s))), s...) }
+func (e enc) uv(v uint32) enc   { return varint.Append(e, uint64(v)) }
 func (e enc) cstr(s string) enc { return append(e.uv(uint32(len(s)+1)), s...) }
 
 func TestOffsetsParser(t *testing.T) {

@@ -10,5 +10,6 @@
 // turns into an "Error at offset ..." key are returned as a key string, the
 // same way; errors that crash the Java tool come back as a *CrashError.
 //
-// The package does not depend on other kseg packages.
+// The package depends on no other kseg package except internal/varint,
+// the varint decoder it shares with package batch.
 package content

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strconv"
+
+	"github.com/kseg/kseg/internal/varint"
 )
 
 // javaError is a Java exception message as Kafka's generated readers and
@@ -66,27 +68,18 @@ func (r *reader) int64() (int64, error) {
 // uvarint reads an unsigned varint as ByteUtils.readUnsignedVarint does: at
 // most five bytes, the result is a Java int (it may be negative).
 func (r *reader) uvarint() (int32, error) {
-	var result int32
-	for i := 0; i < 5; i++ {
-		if r.remaining() < 1 {
-			return 0, errUnderflow
-		}
-		c := int8(r.b[r.p])
-		r.p++
-		if i == 4 {
-			result |= int32(c) << 28 // sign-extended, as Java's byte << 28
-			if c < 0 {
-				return 0, errorf("Varint is too long, the most significant bit in the 5th byte is set, converted value: %s",
-					strconv.FormatUint(uint64(uint32(result)), 16))
-			}
-			return result, nil
-		}
-		if c >= 0 {
-			return result | int32(c)<<(7*i), nil
-		}
-		result |= int32(c&0x7f) << (7 * i)
+	x, n := varint.Uvarint(r.b[r.p:], 5)
+	switch {
+	case n > 0:
+		r.p += n
+		return int32(uint32(x)), nil
+	case n == 0:
+		r.p = len(r.b)
+		return 0, errUnderflow
 	}
-	return result, nil
+	r.p += 5
+	return 0, errorf("Varint is too long, the most significant bit in the 5th byte is set, converted value: %s",
+		strconv.FormatUint(uint64(uint32(x)), 16))
 }
 
 // array reads n bytes (Readable.readArray).

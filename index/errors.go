@@ -21,8 +21,8 @@ var (
 	ErrTruncated = errors.New("truncated")
 	// ErrUnknownVersion: a version field holds a value Kafka rejects.
 	ErrUnknownVersion = errors.New("unknown version")
-	// ErrMalformed: a text file (checkpoint, partition.metadata) does not
-	// have the expected shape.
+	// ErrMalformed: a field holds a value its structure cannot have (a
+	// negative producer-snapshot entry count).
 	ErrMalformed = errors.New("malformed")
 	// ErrBadName: a file or directory name does not follow Kafka's scheme.
 	ErrBadName = errors.New("bad file name")
@@ -36,7 +36,7 @@ type Error = located.Error
 // for the same condition, so a kafka-dump-log compatible tool can print
 // Msg verbatim. Exception is the simple name of the Java exception class
 // Kafka throws (CorruptIndexException, CorruptSnapshotException,
-// KafkaException, IOException). Kind is the sentinel it matches.
+// KafkaException). Kind is the sentinel it matches.
 type KafkaError struct {
 	Exception string
 	Msg       string

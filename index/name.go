@@ -184,6 +184,25 @@ func FormatKRaftSnapshotName(endOffset int64, epoch int32) string {
 	return fmt.Sprintf("%020d-%010d.checkpoint", endOffset, epoch)
 }
 
+// ParseKRaftSnapshotName reads the end offset and epoch of a KRaft snapshot
+// named <20-digit end offset>-<10-digit epoch>.checkpoint, as kafka-dump-log
+// does before dumping it (Snapshots.parse): the offset is characters 0-19
+// and the epoch characters 21-30, each parsed like Long.parseLong and
+// Integer.parseInt (a sign is accepted). Unlike ParseSegmentName it insists
+// on the fixed widths.
+func ParseKRaftSnapshotName(name string) (endOffset int64, epoch int32, ok bool) {
+	s, found := strings.CutSuffix(name, ".checkpoint")
+	if !found || len(s) != 31 || s[20] != '-' {
+		return 0, 0, false
+	}
+	off, err := parseJavaLong(s[:20])
+	ep, ok := parseJavaInt(s[21:])
+	if err != nil || !ok {
+		return 0, 0, false
+	}
+	return off, ep, true
+}
+
 // BaseOffsetFromName returns the int64 before the first '.' of a file name,
 // which is how kafka-dump-log derives baseOffset for .index, .timeindex,
 // .txnindex and .log files.
@@ -210,6 +229,15 @@ func parseJavaLong(s string) (int64, error) {
 		return 0, fmt.Errorf("not a decimal integer")
 	}
 	return strconv.ParseInt(s, 10, 64)
+}
+
+// parseJavaInt accepts what Integer.parseInt accepts.
+func parseJavaInt(s string) (int32, bool) {
+	v, err := parseJavaLong(s)
+	if err != nil || v < -1<<31 || v > 1<<31-1 {
+		return 0, false
+	}
+	return int32(v), true
 }
 
 func allDigits(s string) bool {

@@ -121,3 +121,29 @@ func TestParsePartitionDir(t *testing.T) {
 		}
 	}
 }
+
+func TestParseKRaftSnapshotName(t *testing.T) {
+	tests := []struct {
+		name  string
+		off   int64
+		epoch int32
+		ok    bool
+	}{
+		{"00000000000000007752-0000000001.checkpoint", 7752, 1, true},
+		{FormatKRaftSnapshotName(1<<62, 1<<30), 1 << 62, 1 << 30, true},
+		{"-0000000000000000001-0000000001.checkpoint", -1, 1, true}, // Long.parseLong takes a sign
+		{"00000000000000000001-+000000007.checkpoint", 1, 7, true},
+		{"00000000000000000001-9999999999.checkpoint", 0, 0, false}, // epoch overflows int32
+		{"7752-1.checkpoint", 0, 0, false},
+		{"00000000000000007752_0000000001.checkpoint", 0, 0, false},
+		{"0000000000000000775x-0000000001.checkpoint", 0, 0, false},
+		{"00000000000000007752-0000000001.log", 0, 0, false},
+		{"bootstrap.checkpoint", 0, 0, false},
+	}
+	for _, tc := range tests {
+		off, ep, ok := ParseKRaftSnapshotName(tc.name)
+		if off != tc.off || ep != tc.epoch || ok != tc.ok {
+			t.Errorf("ParseKRaftSnapshotName(%q) = %d, %d, %v; want %d, %d, %v", tc.name, off, ep, ok, tc.off, tc.epoch, tc.ok)
+		}
+	}
+}

@@ -19,19 +19,6 @@ const (
 // the end of an index are searched first.
 func warmEntries(width int) int64 { return int64(8192 / width) }
 
-// MessageStyle selects which Kafka release's message texts the sanity
-// checks produce. The index classes moved from Scala to Java in 3.6 and the
-// offset-index texts changed with them.
-type MessageStyle int
-
-const (
-	// StyleJava: storage/.../OffsetIndex.java and TimeIndex.java (3.6+).
-	StyleJava MessageStyle = iota
-	// StyleScala: kafka.log.OffsetIndex / TimeIndex (up to 3.5): the
-	// offset-index path is in parentheses and the messages end with '.'.
-	StyleScala
-)
-
 // OffsetEntry is one .index entry.
 type OffsetEntry struct {
 	Relative int32 // as stored: offset - baseOffset
@@ -147,11 +134,6 @@ func (x *OffsetIndex) Lookup(target int64) (e OffsetEntry, found bool, err error
 // SanityCheck is OffsetIndex.sanityCheck with the 3.6+ (Java) messages;
 // absPath is the path Kafka would print (File.getAbsolutePath).
 func (x *OffsetIndex) SanityCheck(absPath string) error {
-	return x.SanityCheckStyle(absPath, StyleJava)
-}
-
-// SanityCheckStyle is SanityCheck with a choice of message texts.
-func (x *OffsetIndex) SanityCheckStyle(absPath string, style MessageStyle) error {
 	n := x.Entries()
 	if n != 0 {
 		last, err := x.Entry(n - 1)
@@ -159,23 +141,14 @@ func (x *OffsetIndex) SanityCheckStyle(absPath string, style MessageStyle) error
 			return err
 		}
 		if last.Offset < x.base {
-			var msg string
-			if style == StyleScala {
-				msg = "Corrupt index found, index file (" + absPath + ") has non-zero size but the last offset is " +
-					itoa(last.Offset) + " which is less than the base offset " + itoa(x.base) + "."
-			} else {
-				msg = "Corrupt index found, index file " + absPath + " has non-zero size but the last offset is " +
-					itoa(last.Offset) + " which is less than the base offset " + itoa(x.base)
-			}
+			msg := "Corrupt index found, index file " + absPath + " has non-zero size but the last offset is " +
+				itoa(last.Offset) + " which is less than the base offset " + itoa(x.base)
 			return errAt(x.f.path, (n-1)*OffsetEntrySize, corruptIndex(msg))
 		}
 	}
 	if x.f.size%OffsetEntrySize != 0 {
 		msg := "Index file " + absPath + " is corrupt, found " + itoa(x.f.size) +
 			" bytes which is neither positive nor a multiple of 8"
-		if style == StyleScala {
-			msg += "."
-		}
 		return errAt(x.f.path, n*OffsetEntrySize, corruptIndex(msg))
 	}
 	return nil

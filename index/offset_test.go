@@ -146,45 +146,36 @@ func TestOffsetIndexSanityCheck(t *testing.T) {
 	const path = "/data/t-0/00000000000000000100.index"
 	real := []OffsetEntry{{Offset: 157, Position: 4169}, {Offset: 212, Position: 8342}}
 	tests := []struct {
-		name  string
-		data  []byte
-		java  string
-		scala string
+		name string
+		data []byte
+		want string
 	}{
-		{"ok", buildOffsetIndex(t, 100, real, 0), "", ""},
-		{"empty", nil, "", ""},
-		{"preallocated passes", buildOffsetIndex(t, 100, real, 3), "", ""},
+		{"ok", buildOffsetIndex(t, 100, real, 0), ""},
+		{"empty", nil, ""},
+		{"preallocated passes", buildOffsetIndex(t, 100, real, 3), ""},
 		{"last below base", append(buildOffsetIndex(t, 100, real, 0), 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0),
-			"Corrupt index found, index file " + path + " has non-zero size but the last offset is 99 which is less than the base offset 100",
-			"Corrupt index found, index file (" + path + ") has non-zero size but the last offset is 99 which is less than the base offset 100."},
+			"Corrupt index found, index file " + path + " has non-zero size but the last offset is 99 which is less than the base offset 100"},
 		{"bad length", append(buildOffsetIndex(t, 100, real, 0), 0, 0, 0),
-			"Index file " + path + " is corrupt, found 19 bytes which is neither positive nor a multiple of 8",
-			"Index file " + path + " is corrupt, found 19 bytes which is neither positive nor a multiple of 8."},
+			"Index file " + path + " is corrupt, found 19 bytes which is neither positive nor a multiple of 8"},
 		{"short non-empty", []byte{1, 2, 3},
-			"Index file " + path + " is corrupt, found 3 bytes which is neither positive nor a multiple of 8",
-			"Index file " + path + " is corrupt, found 3 bytes which is neither positive nor a multiple of 8."},
+			"Index file " + path + " is corrupt, found 3 bytes which is neither positive nor a multiple of 8"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			x := NewOffsetIndex(reader(tc.data), int64(len(tc.data)), 100, path)
-			for _, s := range []struct {
-				style MessageStyle
-				want  string
-			}{{StyleJava, tc.java}, {StyleScala, tc.scala}} {
-				err := x.SanityCheckStyle(path, s.style)
-				if s.want == "" {
-					if err != nil {
-						t.Fatalf("style %d: unexpected %v", s.style, err)
-					}
-					continue
+			err := x.SanityCheck(path)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("unexpected %v", err)
 				}
-				if err == nil {
-					t.Fatalf("style %d: want error", s.style)
-				}
-				wantIs(t, err, ErrCorruptIndex)
-				if got := kafkaMsg(t, err); got != s.want {
-					t.Fatalf("style %d:\n got %q\nwant %q", s.style, got, s.want)
-				}
+				return
+			}
+			if err == nil {
+				t.Fatal("want error")
+			}
+			wantIs(t, err, ErrCorruptIndex)
+			if got := kafkaMsg(t, err); got != tc.want {
+				t.Fatalf("\n got %q\nwant %q", got, tc.want)
 			}
 		})
 	}

@@ -3,10 +3,11 @@ package index
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
+
+	"github.com/kseg/kseg/batch"
 )
 
 // Producer snapshot layout (section 7 of FORMAT.md).
@@ -18,8 +19,6 @@ const (
 	snapshotCountOffset  = 6
 	snapshotEntriesStart = 10
 )
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // ProducerEntry is one producer in a snapshot, as stored.
 type ProducerEntry struct {
@@ -42,7 +41,9 @@ type ProducerEntry struct {
 func (e ProducerEntry) HasBatchMetadata() bool { return e.LastOffset >= 0 }
 
 // FirstSequence is BatchMetadata.firstSeq: decrementSequence(lastSeq, offsetDelta).
-func (e ProducerEntry) FirstSequence() int32 { return DecrementSequence(e.LastSequence, e.OffsetDelta) }
+func (e ProducerEntry) FirstSequence() int32 {
+	return batch.DecrementSequence(e.LastSequence, e.OffsetDelta)
+}
 
 // TxnFirstOffset returns the open transaction's first offset, if any
 // (Kafka: present iff >= 0).
@@ -56,32 +57,6 @@ func FormatOptionalLong(v int64, ok bool) string {
 		return "OptionalLong.empty"
 	}
 	return "OptionalLong[" + itoa(v) + "]"
-}
-
-// FormatScalaOption renders like Scala's Option[Long].toString (3.0-3.4).
-func FormatScalaOption(v int64, ok bool) string {
-	if !ok {
-		return "None"
-	}
-	return "Some(" + itoa(v) + ")"
-}
-
-// DecrementSequence is DefaultRecordBatch.decrementSequence: sequence
-// arithmetic wraps at Int32.MAX, not at 2^32.
-func DecrementSequence(sequence, decrement int32) int32 {
-	if sequence < decrement {
-		return math.MaxInt32 - (decrement - sequence) + 1
-	}
-	return sequence - decrement
-}
-
-// IncrementSequence is DefaultRecordBatch.incrementSequence. The last
-// sequence of a batch is IncrementSequence(baseSequence, lastOffsetDelta).
-func IncrementSequence(sequence, increment int32) int32 {
-	if sequence > math.MaxInt32-increment {
-		return increment - (math.MaxInt32 - sequence) - 1
-	}
-	return sequence + increment
 }
 
 // Snapshot is a decoded producer state snapshot (.snapshot).
@@ -113,20 +88,16 @@ var entryFields = [...]struct {
 const bufferUnderflow = "java.nio.BufferUnderflowException"
 
 // ParseSnapshot decodes a producer snapshot the way Kafka's readSnapshot
-// does, with StyleJava (3.5+) messages. See ParseSnapshotStyle.
-func ParseSnapshot(b []byte) (*Snapshot, error) { return ParseSnapshotStyle(b, StyleJava) }
-
-// ParseSnapshotStyle decodes b. The checks run in Kafka's order: schema
-// (structure), then version, then CRC. Errors carry Kafka's
-// CorruptSnapshotException text (KafkaMessage); with StyleJava the
-// unknown-version message is wrapped in "Snapshot failed schema
-// validation: " as in 3.5+, with StyleScala it is not (3.0-3.4).
+// does. The checks run in Kafka's order: schema (structure), then version,
+// then CRC. Errors carry Kafka's CorruptSnapshotException text
+// (KafkaMessage); the unknown-version message is wrapped in "Snapshot
+// failed schema validation: " as in 3.5+.
 //
 // On a version or CRC error the decoded snapshot is returned together with
 // the error, for forensic use; on a structural error the snapshot is nil.
 // The entry count is checked against the bytes present before anything is
 // allocated.
-func ParseSnapshotStyle(b []byte, style MessageStyle) (*Snapshot, error) {
+func ParseSnapshot(b []byte) (*Snapshot, error) {
 	schemaErr := func(off int, cause string) error {
 		return errAt("", int64(off), snapshotErr("Snapshot failed schema validation: "+cause, ErrTruncated))
 	}
@@ -176,13 +147,10 @@ func ParseSnapshotStyle(b []byte, style MessageStyle) (*Snapshot, error) {
 		s.Trailing = b[end:len(b):len(b)]
 	}
 	if s.Version != SnapshotVersion {
-		msg := "Snapshot contained an unknown file version " + itoa(int64(s.Version))
-		if style == StyleJava {
-			msg = "Snapshot failed schema validation: " + msg
-		}
+		msg := "Snapshot failed schema validation: Snapshot contained an unknown file version " + itoa(int64(s.Version))
 		return s, errAt("", 0, snapshotErr(msg, ErrUnknownVersion))
 	}
-	if c := crc32.Checksum(b[snapshotCRCStart:], castagnoli); c != s.CRC {
+	if c := batch.CRC32C(b[snapshotCRCStart:]); c != s.CRC {
 		return s, errAt("", 2, snapshotErr(fmt.Sprintf("Snapshot is corrupt (CRC is no longer valid). Stored crc: %d. Computed crc: %d", s.CRC, c), ErrBadCRC))
 	}
 	return s, nil
@@ -229,7 +197,7 @@ func (s *Snapshot) AppendTo(dst []byte) []byte {
 		dst = e.AppendTo(dst)
 	}
 	dst = append(dst, s.Trailing...)
-	c := crc32.Checksum(dst[start+snapshotCRCStart:], castagnoli)
+	c := batch.CRC32C(dst[start+snapshotCRCStart:])
 	binary.BigEndian.PutUint32(dst[start+2:], c)
 	return dst
 }
@@ -242,7 +210,7 @@ func (s *Snapshot) MarshalBinary() ([]byte, error) {
 	return s.AppendTo(make([]byte, 0, snapshotHeaderSize+len(s.Entries)*ProducerEntrySize+len(s.Trailing))), nil
 }
 
-// UnmarshalBinary decodes b into s (StyleJava messages). s is left
+// UnmarshalBinary decodes b into s (ParseSnapshot's checks). s is left
 // unchanged on error.
 func (s *Snapshot) UnmarshalBinary(b []byte) error {
 	d, err := ParseSnapshot(b)

@@ -119,13 +119,6 @@ func (x *TimeIndex) Lookup(target int64) (e TimeEntry, found bool, err error) {
 // so a zero-padded (preallocated) time index with real entries fails the
 // timestamp check, as it does in Kafka.
 func (x *TimeIndex) SanityCheck(absPath string) error {
-	return x.SanityCheckStyle(absPath, StyleJava)
-}
-
-// SanityCheckStyle is SanityCheck with a choice of message texts. The
-// time-index messages are the same in both styles except for the length
-// message, which (like the Scala offset index) ends with '.' in StyleScala.
-func (x *TimeIndex) SanityCheckStyle(absPath string, style MessageStyle) error {
 	n := x.Entries()
 	if n != 0 {
 		last, err := x.Entry(n - 1)
@@ -150,9 +143,6 @@ func (x *TimeIndex) SanityCheckStyle(absPath string, style MessageStyle) error {
 	if x.f.size%TimeEntrySize != 0 {
 		msg := "Time index file " + absPath + " is corrupt, found " + itoa(x.f.size) +
 			" bytes which is neither positive nor a multiple of 12"
-		if style == StyleScala {
-			msg += "."
-		}
 		return errAt(x.f.path, n*TimeEntrySize, corruptIndex(msg))
 	}
 	return nil

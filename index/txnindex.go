@@ -84,9 +84,6 @@ func (x *TxnIndex) Size() int64 { return x.f.size }
 // Entries returns the number of whole entries (length / 34).
 func (x *TxnIndex) Entries() int64 { return x.f.slots() }
 
-// TrailingBytes returns the length of the ignored partial entry at the end.
-func (x *TxnIndex) TrailingBytes() int64 { return x.f.size % TxnEntrySize }
-
 func (x *TxnIndex) decode(b []byte, slot int64) (AbortedTxn, error) {
 	t := DecodeAbortedTxn(b)
 	if v := t.Version(); v > 0 {

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kseg/kseg/internal/atomicfile"
 )
 
 // WorkloadRun is one named run of a workload file: settings by kseg
@@ -158,7 +160,7 @@ type SweepRun struct {
 // unless force is set. The results' Dir is out/<name>.
 func Sweep(runs []SweepRun, out string, force bool) ([]*Result, error) {
 	results := make([]*Result, len(runs))
-	err := WriteAtomic(out, force, func(tmp string) error {
+	err := atomicfile.WriteDir(out, force, func(tmp string) error {
 		for i, r := range runs {
 			dir := filepath.Join(tmp, r.Name)
 			if err := os.Mkdir(dir, 0o755); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kseg/kseg/batch"
 	"github.com/kseg/kseg/index"
+	"github.com/kseg/kseg/internal/javaorder"
 )
 
 // Broker limits that decide rolls (PRODUCER-MODEL.md 6.4), for the default
@@ -91,7 +92,7 @@ func newPartitionWriter(cfg *Config, root string, part int) (*partitionWriter, e
 }
 
 func segmentName(dir string, base int64, suffix string) string {
-	return filepath.Join(dir, fmt.Sprintf("%020d%s", base, suffix))
+	return filepath.Join(dir, index.FormatBaseOffset(base)+suffix)
 }
 
 func (w *partitionWriter) openSegment(base int64) error {
@@ -263,39 +264,22 @@ func (w *partitionWriter) takeSnapshot(offset int64) error {
 	return nil
 }
 
-// javaHashMapOrder sorts producer ids the way a java.util.HashMap<Long,_>
-// of that many entries iterates: by bucket (spread hash of Long.hashCode,
-// masked by the table size the map grew to), then insertion order within a
-// bucket. Broker-written snapshots (Kafka 3.5+, ProducerStateManager in
-// Java) list producers in this order.
-func javaHashMapOrder(producers map[int64]*producerEntry) []int64 {
+// snapshotOrder lists producer ids the way a java.util.HashMap<Long,_> of
+// them iterates (insertion order within a bucket). Broker-written snapshots
+// (Kafka 3.5+, ProducerStateManager in Java) list producers in this order.
+func snapshotOrder(producers map[int64]*producerEntry) []int64 {
 	ids := make([]int64, 0, len(producers))
 	for id := range producers {
 		ids = append(ids, id)
 	}
-	table := 16
-	for float64(len(ids)) > 0.75*float64(table) {
-		table *= 2
-	}
-	bucket := func(id int64) int {
-		h := int32(id ^ int64(uint64(id)>>32))
-		h ^= int32(uint32(h) >> 16)
-		return int(h) & (table - 1)
-	}
-	sort.Slice(ids, func(i, j int) bool {
-		bi, bj := bucket(ids[i]), bucket(ids[j])
-		if bi != bj {
-			return bi < bj
-		}
-		return producers[ids[i]].inserted < producers[ids[j]].inserted
-	})
-	return ids
+	sort.Slice(ids, func(i, j int) bool { return producers[ids[i]].inserted < producers[ids[j]].inserted })
+	return javaorder.Longs(ids)
 }
 
 // appendSnapshot encodes the producer snapshot with package index's
 // encoder, entries in Java HashMap iteration order as the broker writes them.
 func appendSnapshot(dst []byte, producers map[int64]*producerEntry) []byte {
-	ids := javaHashMapOrder(producers)
+	ids := snapshotOrder(producers)
 	entries := make([]index.ProducerEntry, len(ids))
 	for i, id := range ids {
 		e := producers[id]
@@ -309,7 +293,7 @@ func appendSnapshot(dst []byte, producers map[int64]*producerEntry) []byte {
 // close finishes the partition as a clean broker shutdown leaves it: the
 // active segment closed with its final time-index entry, a snapshot at the
 // log end offset, the leader-epoch checkpoint and partition.metadata.
-func (w *partitionWriter) close(topicID string) error {
+func (w *partitionWriter) close(topicID index.Uuid) error {
 	if w.seg != nil {
 		if err := w.closeSegment(); err != nil {
 			return err
@@ -318,12 +302,12 @@ func (w *partitionWriter) close(topicID string) error {
 	if err := w.takeSnapshot(w.leo); err != nil {
 		return err
 	}
-	lec := fmt.Sprintf("0\n1\n%d 0\n", w.cfg.LeaderEpoch)
-	if err := os.WriteFile(filepath.Join(w.dir, "leader-epoch-checkpoint"), []byte(lec), 0o644); err != nil {
+	lec := index.AppendLeaderEpochCheckpoint(nil, []index.EpochEntry{{Epoch: w.cfg.LeaderEpoch, StartOffset: 0}})
+	if err := os.WriteFile(filepath.Join(w.dir, "leader-epoch-checkpoint"), lec, 0o644); err != nil {
 		return err
 	}
-	pm := "version: 0\ntopic_id: " + topicID
-	return os.WriteFile(filepath.Join(w.dir, "partition.metadata"), []byte(pm), 0o644)
+	pm := index.PartitionMetadata{Version: index.PartitionMetadataVersion, TopicID: topicID}.AppendTo(nil)
+	return os.WriteFile(filepath.Join(w.dir, "partition.metadata"), pm, 0o644)
 }
 
 // abort closes open files after a failure; the temp dir is removed by the

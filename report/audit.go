@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -103,23 +102,4 @@ func AuditJSON(w io.Writer, results []*audit.Result) error {
 		}
 	}
 	return nil
-}
-
-// SortedCodes returns the codes present in m, in documentation order.
-func SortedCodes(m map[audit.Code]int) []audit.Code {
-	var out []audit.Code
-	for c := range m {
-		out = append(out, c)
-	}
-	sort.Slice(out, func(i, j int) bool { return codeRank(out[i]) < codeRank(out[j]) })
-	return out
-}
-
-func codeRank(c audit.Code) int {
-	for i, x := range audit.Codes {
-		if x == c {
-			return i
-		}
-	}
-	return len(audit.Codes)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kseg/kseg/batch"
 	"github.com/kseg/kseg/content"
+	"github.com/kseg/kseg/index"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -204,15 +205,12 @@ func absPath(name string) string {
 	return a
 }
 
-// baseOffsetOf parses the text before the first '.' like Long.parseLong.
+// baseOffsetOf parses the text before the first '.' like Long.parseLong,
+// with Kafka's NumberFormatException text on failure.
 func baseOffsetOf(name string) (int64, error) {
-	base := filepath.Base(name)
-	prefix := base
-	if i := strings.IndexByte(base, '.'); i >= 0 {
-		prefix = base[:i]
-	}
-	v, err := strconv.ParseInt(prefix, 10, 64)
+	v, err := index.BaseOffsetFromName(filepath.Base(name))
 	if err != nil {
+		prefix, _, _ := strings.Cut(filepath.Base(name), ".")
 		return 0, &segment.Error{File: name, Err: fmt.Errorf("For input string: \"%s\" (file name is not a base offset)", prefix)}
 	}
 	return v, nil
@@ -230,7 +228,7 @@ func (d *Dumper) dumpLog(name string) error {
 		} else if base == "bootstrap.checkpoint" {
 			d.printf("KRaft bootstrap snapshot\n")
 		} else {
-			off, epoch, ok := parseSnapshotName(base)
+			off, epoch, ok := index.ParseKRaftSnapshotName(base)
 			if !ok {
 				return &segment.Error{File: name, Err: errors.New("not a KRaft snapshot name (<20-digit offset>-<10-digit epoch>.checkpoint)")}
 			}
@@ -308,19 +306,6 @@ func unwrapLocated(err error) error {
 		return se.Err
 	}
 	return err
-}
-
-func parseSnapshotName(base string) (int64, int32, bool) {
-	s := strings.TrimSuffix(base, ".checkpoint")
-	if len(s) != 31 || s[20] != '-' {
-		return 0, 0, false
-	}
-	off, err1 := strconv.ParseInt(s[:20], 10, 64)
-	ep, err2 := strconv.ParseInt(s[21:], 10, 32)
-	if err1 != nil || err2 != nil {
-		return 0, 0, false
-	}
-	return off, int32(ep), true
 }
 
 func appendBool(b []byte, v bool) []byte { return strconv.AppendBool(b, v) }

@@ -41,14 +41,6 @@ func NewProgress(w io.Writer, show bool, label string, total int64) *Progress {
 // device such as /dev/null).
 func IsTerminal(f *os.File) bool { return isTerminal(f) }
 
-// SameFile reports whether a and b are the same open file (for example
-// stdout and stderr on one terminal).
-func SameFile(a, b *os.File) bool {
-	sa, err1 := a.Stat()
-	sb, err2 := b.Stat()
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
-}
-
 // Add records bytes and batches read and redraws when due.
 func (p *Progress) Add(bytes, batches int64) {
 	if p == nil {

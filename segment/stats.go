@@ -148,52 +148,6 @@ func (s *Stats) addBatch(in *BatchInfo) {
 	}
 }
 
-// Merge adds o's counts to s (segments of one partition, or partitions).
-func (s *Stats) Merge(o *Stats) {
-	if o.Batches > 0 {
-		if s.Batches == 0 || o.MinRecords < s.MinRecords {
-			s.MinRecords = o.MinRecords
-		}
-		if s.Batches == 0 || o.MaxRecords > s.MaxRecords {
-			s.MaxRecords = o.MaxRecords
-		}
-	}
-	s.Files += o.Files
-	s.Batches += o.Batches
-	s.Records += o.Records
-	s.Bytes += o.Bytes
-	for k, v := range o.RecordsPerBatch {
-		s.RecordsPerBatch[k] += v
-	}
-	for k, v := range o.Codecs {
-		s.Codecs[k] += v
-	}
-	s.ControlBatches += o.ControlBatches
-	s.CompressedBatches += o.CompressedBatches
-	s.CompressedBytes += o.CompressedBytes
-	s.UncompressedBytes += o.UncompressedBytes
-	s.Measured = s.Measured && o.Measured
-	if o.MinTimestamp >= 0 && (s.MinTimestamp < 0 || o.MinTimestamp < s.MinTimestamp) {
-		s.MinTimestamp = o.MinTimestamp
-	}
-	if o.MaxTimestamp > s.MaxTimestamp {
-		s.MaxTimestamp = o.MaxTimestamp
-	}
-	if o.FirstOffset >= 0 && (s.FirstOffset < 0 || o.FirstOffset < s.FirstOffset) {
-		s.FirstOffset = o.FirstOffset
-	}
-	if o.LastOffset > s.LastOffset {
-		s.LastOffset = o.LastOffset
-	}
-	for _, pid := range o.ProducerIDs {
-		if _, ok := s.pids[pid]; !ok {
-			s.pids[pid] = struct{}{}
-			s.ProducerIDs = append(s.ProducerIDs, pid)
-		}
-	}
-	s.sortPIDs()
-}
-
 func (s *Stats) sortPIDs() {
 	sort.Slice(s.ProducerIDs, func(i, j int) bool { return s.ProducerIDs[i] < s.ProducerIDs[j] })
 }

@@ -9,47 +9,138 @@ import (
 	"testing"
 )
 
-func TestWrite(t *testing.T) {
+func writeString(s string) func(*bufio.Writer) error {
+	return func(w *bufio.Writer) error { _, err := w.WriteString(s); return err }
+}
+
+func readString(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// noTemps fails if a temporary name is left in dir.
+func noTemps(t *testing.T, dir string) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("left behind %s", e.Name())
+		}
+	}
+}
+
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.html")
+	if err := WriteFile(path, false, writeString("one")); err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, path); got != "one" {
+		t.Errorf("content %q", got)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v", fi.Mode())
+	}
+	err := WriteFile(path, false, writeString("two"))
+	if !errors.Is(err, ErrExists) || err.Error() != path+" exists; use --force to replace it" {
+		t.Errorf("overwrite without force: %v", err)
+	}
+	if got := readString(t, path); got != "one" {
+		t.Errorf("refused write changed the file: %q", got)
+	}
+	if err := WriteFile(path, true, writeString("three")); err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, path); got != "three" {
+		t.Errorf("forced write: %q", got)
+	}
+	// A file that appears while fill runs is not clobbered.
+	late := filepath.Join(dir, "late.html")
+	err = WriteFile(late, false, func(w *bufio.Writer) error {
+		return os.WriteFile(late, []byte("theirs"), 0o644)
+	})
+	if !errors.Is(err, ErrExists) || readString(t, late) != "theirs" {
+		t.Errorf("late file: %v, %q", err, readString(t, late))
+	}
+	// A failing fill leaves nothing.
 	boom := errors.New("boom")
-	write := func(s string) func(*bufio.Writer) error {
-		return func(w *bufio.Writer) error { _, err := w.WriteString(s); return err }
+	if err := WriteFile(filepath.Join(dir, "bad.html"), false, func(*bufio.Writer) error { return boom }); err != boom {
+		t.Errorf("fill error: %v", err)
 	}
-	tests := []struct {
-		name     string
-		existing string // "" = no file
-		force    bool
-		fill     func(*bufio.Writer) error
-		want     string // content afterwards
-		err      string
-	}{
-		{"new file", "", false, write("new"), "new", ""},
-		{"kept without force", "old", false, write("new"), "old", "exists; use --force to replace it"},
-		{"replaced with force", "old", true, write("new"), "new", ""},
-		{"failed fill leaves the old file", "old", true, func(*bufio.Writer) error { return boom }, "old", "boom"},
+	if _, err := os.Stat(filepath.Join(dir, "bad.html")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("failed write created its output")
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			path := filepath.Join(dir, "out.html")
-			if tc.existing != "" {
-				if err := os.WriteFile(path, []byte(tc.existing), 0o600); err != nil {
-					t.Fatal(err)
-				}
+	noTemps(t, dir)
+}
+
+func TestWriteDir(t *testing.T) {
+	root := t.TempDir()
+	out := filepath.Join(root, "sub", "out")
+	fill := func(content string) func(string) error {
+		return func(tmp string) error {
+			if err := os.Mkdir(filepath.Join(tmp, "p-0"), 0o755); err != nil {
+				return err
 			}
-			err := Write(path, tc.force, tc.fill)
-			if (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
-				t.Fatalf("error %v, want %q", err, tc.err)
-			}
-			b, _ := os.ReadFile(path)
-			if string(b) != tc.want {
-				t.Errorf("content %q, want %q", b, tc.want)
-			}
-			if ents, _ := os.ReadDir(dir); len(ents) != 1 {
-				t.Errorf("%d entries left in the directory, want 1 (no temporary files)", len(ents))
-			}
-			if st, err := os.Stat(path); err == nil && tc.err == "" && st.Mode().Perm() != 0o644 {
-				t.Errorf("mode %v, want 0644", st.Mode().Perm())
-			}
-		})
+			return os.WriteFile(filepath.Join(tmp, "p-0", "f"), []byte(content), 0o644)
+		}
 	}
+	if err := WriteDir(out, false, fill("one")); err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, filepath.Join(out, "p-0", "f")); got != "one" {
+		t.Errorf("content %q", got)
+	}
+	if fi, _ := os.Stat(out); fi.Mode().Perm() != 0o755 {
+		t.Errorf("mode %v", fi.Mode())
+	}
+	err := WriteDir(out, false, fill("two"))
+	if !errors.Is(err, ErrExists) || err.Error() != out+": output directory exists and is not empty (use --force to replace it)" {
+		t.Errorf("overwrite without force: %v", err)
+	}
+	if err := WriteDir(out, true, fill("three")); err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, filepath.Join(out, "p-0", "f")); got != "three" {
+		t.Errorf("forced write: %q", got)
+	}
+	// An empty directory is replaced without force; a file never is.
+	empty := filepath.Join(root, "empty")
+	os.Mkdir(empty, 0o755)
+	if err := WriteDir(empty, false, fill("x")); err != nil {
+		t.Errorf("empty dir: %v", err)
+	}
+	file := filepath.Join(root, "file")
+	os.WriteFile(file, []byte("f"), 0o644)
+	if err := WriteDir(file, true, fill("x")); !errors.Is(err, ErrExists) || !strings.HasSuffix(err.Error(), "(it is a file)") {
+		t.Errorf("file as output: %v", err)
+	}
+	// A directory filled while the run was going is not replaced.
+	late := filepath.Join(root, "late")
+	err = WriteDir(late, false, func(tmp string) error {
+		os.Mkdir(late, 0o755)
+		return os.WriteFile(filepath.Join(late, "theirs"), nil, 0o644)
+	})
+	if !errors.Is(err, ErrExists) {
+		t.Errorf("late directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(late, "theirs")); err != nil {
+		t.Error("late directory was replaced")
+	}
+	// A failing fill leaves nothing.
+	boom := errors.New("boom")
+	if err := WriteDir(filepath.Join(root, "bad"), false, func(string) error { return boom }); err != boom {
+		t.Errorf("fill error: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "bad")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("failed run created its output")
+	}
+	noTemps(t, root)
+	noTemps(t, filepath.Join(root, "sub"))
 }
