@@ -59,7 +59,8 @@ func TestAuditJSONSchema(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	findingKeys := []string{"type", "code", "severity", "partition", "producer_id", "producer_epoch", "file", "position",
-		"first_offset", "last_offset", "related_offset", "base_sequence", "last_sequence", "count", "message"}
+		"last_file", "last_position", "first_offset", "last_offset", "related_offset", "base_sequence", "last_sequence",
+		"count", "batch_count", "message"}
 	summaryKeys := []string{"type", "partition", "dir", "segments", "batches", "records", "log_start_offset", "log_end_offset",
 		"producers", "idempotent_batches", "non_idempotent_batches", "transactions_committed", "transactions_aborted",
 		"transactions_open", "compacted", "txnindexes", "snapshots", "findings", "findings_by_severity"}
