@@ -92,6 +92,10 @@ func (a *auditor) endSegment() {
 			}
 		}
 	}
+	if len(with) == 0 { // cannot happen: ovlMax is an earlier segment's last offset
+		*o = overlapRun{}
+		return
+	}
 	efirst, elast := with[0].first, with[0].last
 	names := make([]string, 0, len(with))
 	for _, e := range with {
