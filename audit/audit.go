@@ -21,6 +21,9 @@ type Options struct {
 	// SkipCRC trusts every batch's CRC: a pure header scan. Corrupt
 	// batches are then found only when they cannot be framed.
 	SkipCRC bool
+	// Detail keeps, in a finding that covers several batches, the finding
+	// of each batch (Finding.Batches).
+	Detail bool
 }
 
 // ringSize is how many recent batches per producer are kept to say where
@@ -63,6 +66,8 @@ type prodState struct {
 	txnFirst    int64 // open transaction's first offset, -1 none
 	txnFile     string
 	txnPos      int64
+	txnLastFile string // its last batch so far
+	txnLastPos  int64
 	txnBatches  int64
 	firstOffset int64
 	batches     int64
@@ -98,9 +103,24 @@ type auditor struct {
 
 	nonIdem      int64
 	nonIdemFirst Finding
+	nonIdemFile  string // where the last non-idempotent batch is
+	nonIdemPos   int64
 
-	explained map[int]bool // findings compaction can explain
-	removed   map[int]bool // gap findings later filled by an out-of-order batch
+	// meta runs parallel to res.Findings until finish.
+	meta []findMeta
+	// ord numbers the batches and skipped regions in log order; cur is
+	// the one being audited (ord 0 between them), which the findings added
+	// meanwhile are about.
+	ord int64
+	cur findMeta
+
+	// cleaner says why the log cleaner can explain a segment overlap
+	// ("" when nothing does).
+	cleaner string
+	segs    []segExtent // the segments read so far, the current one last
+	ovl     overlapRun  // the current segment's batches in an overlap
+	ovlMax  int64       // last offset the earlier segments hold, -1 none
+	ovlIdx  []int       // segment-overlap findings, resolved in finish
 
 	br  batch.BatchReader
 	rec batch.Record
@@ -117,13 +137,12 @@ type auditor struct {
 func Run(p *Partition, opts Options) (*Result, error) {
 	a := &auditor{
 		p: p, opts: opts,
-		res:       &Result{},
-		prods:     map[int64]*prodState{},
-		prevLast:  -1,
-		segBase0:  -1,
-		aborts:    map[[2]int64]*abortRec{},
-		explained: map[int]bool{},
-		removed:   map[int]bool{},
+		res:      &Result{},
+		prods:    map[int64]*prodState{},
+		prevLast: -1,
+		segBase0: -1,
+		aborts:   map[[2]int64]*abortRec{},
+		ovlMax:   -1,
 	}
 	a.sum = &a.res.Summary
 	*a.sum = Summary{Partition: p.Name, Dir: p.Dir, Segments: len(p.Logs), LogStartOffset: None, LogEndOffset: None,
@@ -138,6 +157,9 @@ func Run(p *Partition, opts Options) (*Result, error) {
 			a.compacted("internal topic " + topic + " is compacted")
 		}
 	}
+	// Only these reasons name the cleaner: the others (a segment not
+	// starting at its base offset) are also what a copied directory shows.
+	a.cleaner = a.sum.CompactedReason
 	if p.Whole {
 		for _, s := range p.Snapshots {
 			a.snaps = append(a.snaps, snapFile{s, baseOf(s)})
@@ -167,15 +189,31 @@ func (a *auditor) compacted(reason string) {
 
 // add records a finding and returns its index. explained marks what
 // compaction can cause: it is downgraded to info on compacted partitions.
+// A finding added while a batch or skipped region is being audited is
+// about it, and may merge with its neighbours' in finish.
 func (a *auditor) add(f Finding, explained bool) int {
 	f.Partition = a.p.Name
-	a.res.Findings = append(a.res.Findings, f)
-	i := len(a.res.Findings) - 1
-	if explained {
-		a.explained[i] = true
+	if f.LastFile == "" {
+		f.LastFile, f.LastPosition = f.File, f.Position
 	}
-	return i
+	m := a.cur
+	m.explained = explained
+	if m.ord > 0 && f.BatchCount == 0 {
+		f.BatchCount = 1
+	}
+	a.res.Findings = append(a.res.Findings, f)
+	a.meta = append(a.meta, m)
+	return len(a.res.Findings) - 1
 }
+
+// enter starts the audit of the next batch or skipped region, the bytes
+// [start, end) of the current file; leave ends it.
+func (a *auditor) enter(start, end int64) {
+	a.ord++
+	a.cur = findMeta{ord: a.ord, start: start, end: end}
+}
+
+func (a *auditor) leave() { a.cur = findMeta{} }
 
 // at fills the location fields of a finding from a batch header.
 func at(code Code, sev Severity, file string, pos int64, h *batch.Header) Finding {
@@ -190,25 +228,28 @@ func at(code Code, sev Severity, file string, pos int64, h *batch.Header) Findin
 }
 
 func (a *auditor) scanFile(path string) error {
-	st, err := segment.OpenFile(path, 0, segment.Options{KeepGoing: true, VerifyCRC: !a.opts.SkipCRC, OnRegion: a.region})
+	st, err := openLog(path, segment.Options{KeepGoing: true, VerifyCRC: !a.opts.SkipCRC, OnRegion: a.region})
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrUnreadable, err)
+		return unreadable(path, -1, err)
 	}
 	defer st.Close()
 	a.file = path
 	segBase := baseOf(path)
+	a.startSegment(path, segBase)
 	first := true
 	for st.Next() {
 		b := st.Batch()
 		if b.IsLegacy() {
+			a.enter(b.Pos, b.Pos+b.Size)
 			a.legacy(b)
+			a.leave()
 			continue
 		}
 		h := b.Header
 		var raw []byte
 		if h.IsControl() {
 			if raw, err = b.Bytes(); err != nil {
-				return fmt.Errorf("%w: %w", ErrUnreadable, err)
+				return unreadable(path, b.Pos, err)
 			}
 		}
 		if first {
@@ -216,26 +257,41 @@ func (a *auditor) scanFile(path string) error {
 			if h.BaseOffset != segBase && segBase >= 0 {
 				a.compacted(fmt.Sprintf("segment %s starts at offset %d, not at its base offset %d", filepath.Base(path), h.BaseOffset, segBase))
 			}
-			if a.prevLast >= 0 && segBase >= 0 && segBase != a.prevLast+1 {
+			// A base offset at or below offsets already read is an
+			// overlap (its own finding), not a sign of compaction.
+			if a.prevLast >= 0 && segBase >= 0 && segBase > a.prevLast+1 {
 				a.compacted(fmt.Sprintf("segment %s has base offset %d after last offset %d", filepath.Base(path), segBase, a.prevLast))
 			}
 		}
+		// Producer snapshots are taken at batch boundaries: compare each
+		// one before the first batch at or past its offset.
+		for a.nextSnap < len(a.snaps) && a.snaps[a.nextSnap].at <= h.BaseOffset {
+			a.compareSnapshot(a.snaps[a.nextSnap])
+			a.nextSnap++
+		}
+		a.enter(b.Pos, b.Pos+b.Size)
 		a.batch(&h, b.Pos, raw)
+		a.leave()
 	}
 	if err := st.Err(); err != nil {
-		return fmt.Errorf("%w: %w", ErrUnreadable, err)
+		return unreadable(path, st.Tail(), err)
 	}
 	if rest := st.Size() - st.Tail(); rest > 0 {
+		a.enter(st.Tail(), st.Size())
 		fd := at(CorruptBatch, Warning, path, st.Tail(), nil)
 		fd.Count = rest
 		fd.Message = fmt.Sprintf("%d bytes at the end of the segment do not form a complete batch (a torn write, or a file copied while the broker was writing)", rest)
 		a.add(fd, false)
+		a.leave()
 	}
+	a.endSegment()
 	return nil
 }
 
 // region turns a region the stream skipped into a finding.
 func (a *auditor) region(r segment.Region) {
+	a.enter(r.From, r.To)
+	defer a.leave()
 	skipped := r.To - r.From
 	var ce *segment.ChecksumError
 	var fd Finding
@@ -289,6 +345,7 @@ func (a *auditor) legacy(b *segment.Batch) {
 	if a.sum.LogStartOffset == None {
 		a.sum.LogStartOffset = in.BaseOffset
 	}
+	a.overlaps(b.Pos, in.BaseOffset, in.LastOffset, nil)
 	a.prevLast = max(a.prevLast, in.LastOffset)
 	a.sum.LogEndOffset = a.prevLast + 1
 	a.countNonIdem(b.Pos, nil)
@@ -308,15 +365,10 @@ func (a *auditor) countNonIdem(pos int64, h *batch.Header) {
 		a.nonIdemFirst = at(NonIdempotentBatches, Info, a.file, pos, h)
 	}
 	a.nonIdem++
+	a.nonIdemFile, a.nonIdemPos = a.file, pos
 }
 
 func (a *auditor) batch(h *batch.Header, pos int64, b []byte) {
-	// Producer snapshots are taken at batch boundaries: compare each one
-	// before the first batch at or past its offset.
-	for a.nextSnap < len(a.snaps) && a.snaps[a.nextSnap].at <= h.BaseOffset {
-		a.compareSnapshot(a.snaps[a.nextSnap])
-		a.nextSnap++
-	}
 	a.sum.Batches++
 	a.sum.Records += int64(h.RecordCount)
 	if a.sum.LogStartOffset == None {
@@ -330,9 +382,16 @@ func (a *auditor) batch(h *batch.Header, pos int64, b []byte) {
 		}
 	}
 	if h.HasDeleteHorizon() {
-		a.compacted(fmt.Sprintf("batch at offset %d carries a delete horizon (written by the log cleaner)", h.BaseOffset))
+		why := fmt.Sprintf("batch at offset %d carries a delete horizon (written by the log cleaner)", h.BaseOffset)
+		a.compacted(why)
+		if a.cleaner == "" {
+			a.cleaner = why
+		}
 	}
-	if a.prevLast >= 0 {
+	// A batch of an overlap is the overlap's, and its producer's state
+	// was already checked in the earlier segment.
+	overlap := a.overlaps(pos, h.BaseOffset, h.LastOffset(), h)
+	if a.prevLast >= 0 && !overlap {
 		switch {
 		case h.BaseOffset > a.prevLast+1 && !a.afterCorrupt:
 			fd := at(OffsetGap, Warning, a.file, pos, h)
@@ -343,7 +402,7 @@ func (a *auditor) batch(h *batch.Header, pos int64, b []byte) {
 		case h.BaseOffset <= a.prevLast:
 			fd := at(OffsetGap, Error, a.file, pos, h)
 			fd.RelatedOffset = a.prevLast
-			fd.Count = h.BaseOffset - a.prevLast - 1
+			fd.Count = min(h.LastOffset(), a.prevLast) - h.BaseOffset + 1
 			fd.Message = fmt.Sprintf("offsets go backwards: the batch starts at %d but offsets up to %d are already in the log", h.BaseOffset, a.prevLast)
 			a.add(fd, false)
 		}
@@ -359,6 +418,9 @@ func (a *auditor) batch(h *batch.Header, pos int64, b []byte) {
 		return
 	}
 	a.sum.IdempotentBatches++
+	if overlap {
+		return
+	}
 	p := a.prods[h.ProducerID]
 	if p == nil {
 		p = &prodState{epoch: h.ProducerEpoch, lastSeq: batch.NoSequence, txnFirst: -1, firstOffset: h.BaseOffset, lastData: None}
@@ -521,6 +583,7 @@ func (a *auditor) data(p *prodState, h *batch.Header, pos int64) {
 		if p.txnFirst < 0 {
 			p.txnFirst, p.txnFile, p.txnPos = h.BaseOffset, a.file, pos
 		}
+		p.txnLastFile, p.txnLastPos = a.file, pos
 		p.txnBatches++
 	}
 }
@@ -569,7 +632,7 @@ func (a *auditor) sequence(p *prodState, h *batch.Header, pos int64, base, last 
 			if g.from == base && g.to == last {
 				// The out-of-order batch fills the hole exactly: no data is
 				// missing after all.
-				a.removed[g.finding] = true
+				a.meta[g.finding].removed = true
 				p.gaps = append(p.gaps[:gi], p.gaps[gi+1:]...)
 			}
 			return
@@ -685,33 +748,32 @@ func (a *auditor) finish() {
 		fd := at(UnterminatedTransaction, Warning, p.txnFile, p.txnPos, nil)
 		fd.ProducerID, fd.ProducerEpoch = id, p.epoch
 		fd.FirstOffset, fd.LastOffset = p.txnFirst, a.sum.LogEndOffset-1
-		fd.Count = p.txnBatches
+		fd.LastFile, fd.LastPosition = p.txnLastFile, p.txnLastPos
+		fd.Count, fd.BatchCount = p.txnBatches, p.txnBatches
 		fd.Message = fmt.Sprintf("producer %d's transaction from offset %d (%d batches) has no COMMIT or ABORT marker by the end of the log (offset %d)", id, p.txnFirst, p.txnBatches, a.sum.LogEndOffset-1)
 		a.add(fd, false)
 	}
 	if a.nonIdem > 0 && a.sum.IdempotentBatches > 0 {
 		fd := a.nonIdemFirst
-		fd.Count = a.nonIdem
+		fd.Count, fd.BatchCount = a.nonIdem, a.nonIdem
+		fd.LastFile, fd.LastPosition = a.nonIdemFile, a.nonIdemPos
 		fd.Message = fmt.Sprintf("%d batches without a producer id are mixed in with %d idempotent ones (the first at offset %d)", a.nonIdem, a.sum.IdempotentBatches, fd.FirstOffset)
 		a.add(fd, false)
 	}
 	if a.p.Whole {
 		a.compareTxnIndexes()
 	}
-	out := a.res.Findings[:0]
-	for i, f := range a.res.Findings {
-		if a.removed[i] {
-			continue
-		}
-		if a.explained[i] && a.sum.Compacted && f.Severity > Info {
+	a.resolveOverlaps()
+	a.merge()
+	for i := range a.res.Findings {
+		f := &a.res.Findings[i]
+		if a.meta[i].explained && a.sum.Compacted && f.Severity > Info {
 			f.Severity = Info
 			f.Message += " (compacted partition: the log cleaner explains this)"
 		}
-		out = append(out, f)
 		a.sum.Findings[f.Code]++
 		a.sum.BySeverity[f.Severity.String()]++
 	}
-	a.res.Findings = out
 }
 
 // compareTxnIndexes checks the aborted transactions the log shows against

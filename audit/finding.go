@@ -67,18 +67,36 @@ const (
 	NonIdempotentBatches     Code = "non-idempotent-batches"
 	OffsetGap                Code = "offset-gap"
 	CorruptBatch             Code = "corrupt-batch"
+
+	// SegmentOverlap: a segment holds batches at or below the last offset
+	// an earlier segment (by base offset) already holds. One finding per
+	// overlapping segment: FirstOffset..LastOffset is the offset range both
+	// hold, RelatedOffset the earlier segment's base offset, BatchCount
+	// the batches of the later segment concerned. A warning when the log
+	// cleaner explains it (a swap in progress: .cleaned or .swap files,
+	// --compacted, an internal topic, a delete horizon), an error
+	// otherwise (a copied or restored directory).
+	SegmentOverlap Code = "segment-overlap"
 )
 
 // Codes lists every code in documentation order.
 var Codes = []Code{SequenceGap, DuplicateSequence, SequenceRegression, EpochRegression,
 	EpochBumpNonzeroSequence, SequenceWrap, UnterminatedTransaction, MarkerWithoutTransaction,
-	TxnIndexMismatch, SnapshotMismatch, NonIdempotentBatches, OffsetGap, CorruptBatch}
+	TxnIndexMismatch, SnapshotMismatch, NonIdempotentBatches, OffsetGap, SegmentOverlap, CorruptBatch}
 
 // None marks an absent offset, producer id or sequence in a Finding.
 const None = -1
 
 // Finding is one thing the audit found. Offsets and sequences that do not
 // apply are None (-1); ProducerID is None for partition-level findings.
+//
+// One cause over one region of the log is one finding: findings of the same
+// code, severity and producer (id and epoch) about adjacent batches — a run
+// of batches whose offsets go backwards, a producer skipping sequences
+// batch after batch, corrupt regions that touch — are merged into one that
+// spans the run (File@Position to LastFile@LastPosition, FirstOffset to
+// LastOffset) and says how many batches it covers (BatchCount). The
+// per-batch findings are kept in Batches only with Options.Detail.
 type Finding struct {
 	Code      Code     `json:"code"`
 	Severity  Severity `json:"severity"`
@@ -86,9 +104,14 @@ type Finding struct {
 	// ProducerID and ProducerEpoch of the batch or marker concerned.
 	ProducerID    int64 `json:"producer_id"`
 	ProducerEpoch int16 `json:"producer_epoch"`
-	// File and Position locate the batch (or the index/snapshot entry).
-	File     string `json:"file"`
-	Position int64  `json:"position"`
+	// File and Position locate the batch (or the index/snapshot entry);
+	// for a finding over several batches, the first of them. LastFile and
+	// LastPosition locate the last one (the same as File and Position for
+	// a finding about one batch or entry).
+	File         string `json:"file"`
+	Position     int64  `json:"position"`
+	LastFile     string `json:"last_file"`
+	LastPosition int64  `json:"last_position"`
 	// FirstOffset..LastOffset are the offsets of the batch (or range)
 	// concerned; RelatedOffset is the other end of the story: where the
 	// first copy of a duplicate is, where an open transaction began, the
@@ -99,9 +122,30 @@ type Finding struct {
 	BaseSequence  int32 `json:"base_sequence"`
 	LastSequence  int32 `json:"last_sequence"`
 	// Count is the size of the problem: sequences or offsets missing,
-	// batches concerned, bytes skipped.
-	Count   int64  `json:"count"`
-	Message string `json:"message"`
+	// offsets repeated, batches concerned, bytes skipped (summed over a
+	// merged run).
+	Count int64 `json:"count"`
+	// BatchCount is how many batches (corrupt-batch: skipped regions) of
+	// the log the finding covers: 1 for one batch, more for a merged run,
+	// a segment overlap, a transaction or the non-idempotent batches; 0
+	// for a finding about a .txnindex or snapshot entry.
+	BatchCount int64  `json:"batch_count"`
+	Message    string `json:"message"`
+	// Batches are the findings of each batch of a merged run (or each
+	// batch of a segment overlap), only with Options.Detail.
+	Batches []BatchDetail `json:"batches,omitempty"`
+}
+
+// BatchDetail is one batch of a finding that covers several.
+type BatchDetail struct {
+	File         string `json:"file"`
+	Position     int64  `json:"position"`
+	FirstOffset  int64  `json:"first_offset"`
+	LastOffset   int64  `json:"last_offset"`
+	BaseSequence int32  `json:"base_sequence"`
+	LastSequence int32  `json:"last_sequence"`
+	Count        int64  `json:"count"`
+	Message      string `json:"message"`
 }
 
 // Summary describes one audited partition.

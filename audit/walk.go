@@ -30,11 +30,12 @@ type Partition struct {
 
 // Partitions expands paths (segment files, partition directories or log
 // directories) with segment.Partitions, the walker every command shares,
-// and adds the files the audit compares the log against.
+// and adds the files the audit compares the log against. An error holds a
+// *segment.Error naming the path (at byte -1).
 func Partitions(paths []string) ([]*Partition, error) {
 	parts, err := segment.Partitions(paths)
 	if err != nil {
-		return nil, err
+		return nil, locate(failingPath(paths), -1, err)
 	}
 	out := make([]*Partition, 0, len(parts))
 	for _, sp := range parts {
@@ -44,11 +45,25 @@ func Partitions(paths []string) ([]*Partition, error) {
 				p.Logs = append(p.Logs, s.Path)
 			}
 		} else if err := p.fill(); err != nil {
-			return nil, err
+			return nil, locate(p.Dir, -1, err)
 		}
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// failingPath is the path segment.Partitions fails on, found by trying
+// each alone ("" when none fails alone).
+func failingPath(paths []string) string {
+	if len(paths) == 1 {
+		return paths[0]
+	}
+	for _, p := range paths {
+		if _, err := segment.Partitions([]string{p}); err != nil {
+			return p
+		}
+	}
+	return ""
 }
 
 // fill lists the partition's files.

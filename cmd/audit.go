@@ -27,6 +27,7 @@ func newAuditCmd() *cobra.Command {
 		failOn    string
 		compacted bool
 		skipCRC   bool
+		detail    bool
 	)
 	c := &cobra.Command{
 		Use:   "audit PATH...",
@@ -40,7 +41,7 @@ func newAuditCmd() *cobra.Command {
 			if err != nil {
 				return withCode(ExitUsage, fmt.Errorf("--fail-on: %w", err))
 			}
-			return runAudit(args, audit.Options{Compacted: compacted, SkipCRC: skipCRC}, asJSON, threshold, c.OutOrStdout())
+			return runAudit(args, audit.Options{Compacted: compacted, SkipCRC: skipCRC, Detail: detail}, asJSON, threshold, c.OutOrStdout())
 		},
 	}
 	f := c.Flags()
@@ -48,6 +49,7 @@ func newAuditCmd() *cobra.Command {
 	f.StringVar(&failOn, "fail-on", "warning", "exit 1 when a finding at or above this severity exists: info, warning or error")
 	f.BoolVar(&compacted, "compacted", false, "the topic is compacted (cleanup.policy=compact): downgrade what compaction explains")
 	f.BoolVar(&skipCRC, "skip-crc", false, "do not verify batch CRCs (a pure header scan)")
+	f.BoolVar(&detail, "detail", false, "list each batch of a finding that covers several (JSON: a \"batches\" array)")
 	return c
 }
 

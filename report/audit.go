@@ -38,12 +38,24 @@ func AuditTable(w io.Writer, results []*audit.Result) error {
 			}
 		}
 		for i := range r.Findings {
-			if _, err := fmt.Fprintln(w, FindingLine(&r.Findings[i])); err != nil {
+			f := &r.Findings[i]
+			if _, err := fmt.Fprintln(w, FindingLine(f)); err != nil {
 				return err
+			}
+			for j := range f.Batches {
+				if _, err := fmt.Fprintln(w, batchDetailLine(&f.Batches[j])); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	return nil
+}
+
+// batchDetailLine is one batch of a finding over several (audit --detail),
+// indented under it: file@position offsets first..last: message
+func batchDetailLine(d *audit.BatchDetail) string {
+	return fmt.Sprintf("        %s@%d offsets %d..%d: %s", d.File, d.Position, d.FirstOffset, d.LastOffset, d.Message)
 }
 
 // findingCounts renders "code=n, ..." in code order, or "-".
@@ -62,8 +74,19 @@ func findingCounts(m map[audit.Code]int) string {
 
 // FindingLine is one finding as a line of text:
 // SEVERITY code partition file@position: message
+// A finding over several batches shows where the last one is too:
+// file@first..last, or file@first..lastfile@last across segments.
 func FindingLine(f *audit.Finding) string {
-	return fmt.Sprintf("%-7s %s %s %s@%d: %s", strings.ToUpper(f.Severity.String()), f.Code, f.Partition, f.File, f.Position, f.Message)
+	loc := fmt.Sprintf("%s@%d", f.File, f.Position)
+	if f.BatchCount > 1 {
+		switch {
+		case f.LastFile != "" && f.LastFile != f.File:
+			loc += fmt.Sprintf("..%s@%d", f.LastFile, f.LastPosition)
+		case f.LastPosition != f.Position:
+			loc += fmt.Sprintf("..%d", f.LastPosition)
+		}
+	}
+	return fmt.Sprintf("%-7s %s %s %s: %s", strings.ToUpper(f.Severity.String()), f.Code, f.Partition, loc, f.Message)
 }
 
 // auditFindingJSON and auditSummaryJSON fix the NDJSON schema: a "type"
