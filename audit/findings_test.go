@@ -87,6 +87,8 @@ func logOnly(t *testing.T, src string) (string, [][]byte) {
 	return dir, readBatches(t, logs[0])
 }
 
+func header(b []byte) batch.Header { h, _ := batch.ParseHeader(b); return h }
+
 func without(bs [][]byte, i int) [][]byte {
 	out := append([][]byte(nil), bs[:i]...)
 	return append(out, bs[i+1:]...)

@@ -2,11 +2,14 @@
 // kafka-dump-log (DumpLogSegments, Kafka 4.4) prints them after "key:" and
 // "payload:": the plain decoders (StringDecoder, IntegerDecoder, ...), the
 // --offsets-decoder for __consumer_offsets and the --transaction-log-decoder
-// for __transaction_state.
+// for __transaction_state; and the values of KRaft control records
+// (LeaderChange, SnapshotHeader, SnapshotFooter, KRaftVersion, KRaftVoters)
+// as printControlRecord shows them.
 //
-// The coordinator decoders read Kafka's generated-message encoding (FORMAT.md
-// Appendix A) through a small schema interpreter and write compact JSON with
-// Jackson's escaping rules (Appendix B). Decode errors that the Java tool
+// The coordinator, metadata and control record decoders read Kafka's
+// generated-message encoding (FORMAT.md Appendix A) through one small schema
+// interpreter and write compact JSON with Jackson's escaping rules
+// (Appendix B). Decode errors that the Java tool
 // turns into an "Error at offset ..." key are returned as a key string, the
 // same way; errors that crash the Java tool come back as a *CrashError.
 //

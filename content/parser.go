@@ -47,6 +47,16 @@ func (e *CrashError) Error() string {
 	return e.Class + ": " + e.Message
 }
 
+// Reason is the exception's message, or Error's text when the message is
+// null or does not stand alone (a NegativeArraySizeException's message is
+// only the size).
+func (e *CrashError) Reason() string {
+	if e.Message == "" || e.Class == negativeArraySize {
+		return e.Error()
+	}
+	return e.Message
+}
+
 // ---- coordinator record parsers ----
 
 type coordinatorParser struct {

@@ -8,16 +8,42 @@ import (
 	"github.com/kseg/kseg/internal/varint"
 )
 
-// javaError is a Java exception message as Kafka's generated readers and
-// ByteBufferAccessor produce it. A nil message (BufferUnderflowException)
-// prints as "null" when concatenated, as in Java.
-type javaError struct{ msg string }
+// javaError is a Java exception as Kafka's generated readers and
+// ByteBufferAccessor throw it: its class and message. Error is the message;
+// a nil message (BufferUnderflowException) prints as "null" when
+// concatenated, as in Java.
+type javaError struct{ class, msg string }
 
 func (e *javaError) Error() string { return e.msg }
 
-var errUnderflow = &javaError{"null"} // java.nio.BufferUnderflowException has no message
+const (
+	runtimeException   = "java.lang.RuntimeException"
+	illegalArgument    = "java.lang.IllegalArgumentException"
+	negativeArraySize  = "java.lang.NegativeArraySizeException"
+	bufferUnderflowExc = "java.nio.BufferUnderflowException"
+)
 
-func errorf(format string, args ...any) error { return &javaError{fmt.Sprintf(format, args...)} }
+var errUnderflow = &javaError{bufferUnderflowExc, "null"} // BufferUnderflowException has no message
+
+// errorf is a RuntimeException, which the generated readers throw for
+// every check of their own.
+func errorf(format string, args ...any) error {
+	return &javaError{runtimeException, fmt.Sprintf(format, args...)}
+}
+
+// crash is the uncaught exception that err, a decoding error, stands for
+// in kafka-dump-log while it prints the record at offset.
+func crash(err error, offset int64) *CrashError {
+	je, ok := err.(*javaError)
+	if !ok {
+		return &CrashError{Class: runtimeException, Message: err.Error(), Offset: offset}
+	}
+	c := &CrashError{Class: je.class, Message: je.msg, Offset: offset}
+	if je == errUnderflow {
+		c.Message = ""
+	}
+	return c
+}
 
 // reader is a cursor over a generated-message buffer with the semantics of
 // Kafka's ByteBufferAccessor: fixed-width reads past the end fail with
@@ -78,15 +104,15 @@ func (r *reader) uvarint() (int32, error) {
 		return 0, errUnderflow
 	}
 	r.p += 5
-	return 0, errorf("Varint is too long, the most significant bit in the 5th byte is set, converted value: %s",
-		strconv.FormatUint(uint64(uint32(x)), 16))
+	return 0, &javaError{illegalArgument, "Varint is too long, the most significant bit in the 5th byte is set, converted value: " +
+		strconv.FormatUint(uint64(uint32(x)), 16)}
 }
 
 // array reads n bytes (Readable.readArray).
 func (r *reader) array(n int32) ([]byte, error) {
 	if n < 0 {
 		// new byte[n] in Java: NegativeArraySizeException, message is the size.
-		return nil, errorf("%d", n)
+		return nil, &javaError{negativeArraySize, strconv.Itoa(int(n))}
 	}
 	if int(n) > r.remaining() {
 		return nil, errorf("Error reading byte array of %d byte(s): only %d byte(s) available", n, r.remaining())

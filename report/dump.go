@@ -464,7 +464,7 @@ func (d *Dumper) records(name, abs string, e *segment.Batch, raw []byte, lastOff
 			b = append(b, ']')
 			if control {
 				var err error
-				if b, err = appendControl(b, r); err != nil {
+				if b, err = appendControl(b, off, r); err != nil {
 					d.out.Write(b)
 					d.line = b[:0]
 					return locate(name, e.Pos, err)

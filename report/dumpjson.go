@@ -138,7 +138,7 @@ func (jw *jsonWriter) record(d *Dumper, name string, e *segment.Batch, off, ts i
 				return err
 			}
 			j.int("coordinator_epoch", int64(m.CoordinatorEpoch))
-		} else if js, err := kraftControlJSON(t, r.Value); err == nil && t != batch.ControlType(-1) && t.Name() != "UNKNOWN" {
+		} else if js, ok, err := content.AppendControlRecord(nil, off, int16(t), r.Value); ok && err == nil {
 			j.key("control")
 			j.b = append(j.b, js...)
 		}
