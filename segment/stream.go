@@ -200,6 +200,10 @@ func (s *Stream) Next() bool {
 			s.cur = Batch{File: s.sc.name, Pos: e.Pos, Size: e.Size, Magic: e.Magic, Header: e.Header, s: s}
 			if s.opts.VerifyCRC {
 				if cause := s.checkCRC(); cause != nil {
+					if isReadError(cause) {
+						s.err = cause
+						return false
+					}
 					if !s.Reject(cause) {
 						return false
 					}
@@ -210,9 +214,7 @@ func (s *Stream) Next() bool {
 		}
 		if err := s.sc.err; err != nil {
 			from := s.sc.pos // the failing entry's position: pos moves only past good ones
-			// A failed read is not corrupt bytes: no resync past it.
-			var pe *fs.PathError
-			if !s.opts.KeepGoing || errors.As(err, &pe) {
+			if !s.opts.KeepGoing || isReadError(err) {
 				s.err = err
 				return false
 			}
@@ -260,6 +262,13 @@ func (s *Stream) Skip(cause error) bool {
 	}
 	s.report(Region{From: s.cur.Pos, To: s.cur.Pos + s.cur.Size, Resumed: true, Cause: s.locate(s.cur.Pos, cause)})
 	return true
+}
+
+// isReadError tells a failed read (the disk, the network) from corrupt
+// bytes: there is nothing to resynchronise past.
+func isReadError(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe)
 }
 
 func (s *Stream) skipTo(from int64, cause error) {

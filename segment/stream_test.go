@@ -266,3 +266,34 @@ func BenchmarkResyncAdversarial(b *testing.B) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// failingReader fails every read that reaches past limit, as a disk error.
+type failingReader struct {
+	data  []byte
+	limit int64
+}
+
+func (f failingReader) ReadAt(p []byte, off int64) (int, error) {
+	if off+int64(len(p)) > f.limit {
+		return 0, &os.PathError{Op: "read", Path: "x.log", Err: errors.New("input/output error")}
+	}
+	return copy(p, f.data[off:]), nil
+}
+
+// TestStreamReadErrorStops: a failed read is not corruption: even under
+// keep-going the stream stops with it instead of resynchronising past it.
+func TestStreamReadErrorStops(t *testing.T) {
+	data := testSegment(t, 4, batch.CodecNone)
+	s := entryStarts(data)
+	for _, verify := range []bool{false, true} {
+		var regions []Region
+		st := NewStream(Source{Name: "x.log", R: failingReader{data, s[2] + 30}, Size: int64(len(data))},
+			Options{KeepGoing: true, VerifyCRC: verify, BlockSize: 64, OnRegion: func(r Region) { regions = append(regions, r) }})
+		for st.Next() {
+		}
+		var pe *os.PathError
+		if !errors.As(st.Err(), &pe) || len(regions) != 0 {
+			t.Errorf("verify=%v: err %v, regions %+v; want the read error and no region", verify, st.Err(), regions)
+		}
+	}
+}
