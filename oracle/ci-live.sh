@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Live oracle check for CI (.ci/run calls it): fetch Kafka, start a real KRaft broker in a temp
-# dir, run a short workload (a zstd topic and a transactional topic), stop the broker, then run
-# kafka-dump-log on the fresh files with the usual option sets.
+# dir, run a short workload (a zstd topic, a transactional topic, a partition of several
+# segments), stop the broker, then run kafka-dump-log on the fresh files with the usual option
+# sets, and on long --files lists of copies of the segments to check the order of the end-of-run
+# summaries.
 # If ./kseg exists and has a `dump` subcommand (its help mentions --files), run `./kseg dump` with the same arguments and
 # require identical stdout, stderr and exit code. Otherwise check that the harness worked.
 # Last line: "oracle-live: N passed, M failed".
@@ -25,6 +27,7 @@ trap cleanup EXIT
 BOOTSTRAP="$(bash "$ORACLE/broker.sh" start "$WORK")"
 echo "oracle-live: broker at $BOOTSTRAP"
 workload "$BOOTSTRAP" live
+workload "$BOOTSTRAP" segments # one partition of several segments, for the summary-order cases
 workload "$BOOTSTRAP" killed-txn # halts the JVM with a transaction open
 bash "$ORACLE/broker.sh" stop "$WORK"
 
@@ -44,18 +47,19 @@ OUT="$WORK/out"
 mkdir -p "$OUT"
 n=0
 
-# check ARG...: one kafka-dump-log run (and one kseg run when comparing)
+# check ARG...: one kafka-dump-log run (and one kseg run when comparing), both from
+# ${CHECK_DIR:-the repository root}
 check() {
   n=$((n + 1))
-  local k="$OUT/$n" rc=0 krc=0
-  dumplog "$@" >"$k.kafka.out" 2>"$k.kafka.err" || rc=$?
+  local k="$OUT/$n" rc=0 krc=0 dir="${CHECK_DIR:-$REPO}"
+  (cd "$dir" && dumplog "$@") >"$k.kafka.out" 2>"$k.kafka.err" || rc=$?
   if [ $COMPARE = 1 ]; then
-    ./kseg dump "$@" >"$k.kseg.out" 2>"$k.kseg.err" || krc=$?
+    (cd "$dir" && "$REPO/kseg" dump "$@") >"$k.kseg.out" 2>"$k.kseg.err" || krc=$?
     if [ "$rc" = "$krc" ] && cmp -s "$k.kafka.out" "$k.kseg.out" && cmp -s "$k.kafka.err" "$k.kseg.err"; then
       PASS=$((PASS + 1))
     else
       FAIL=$((FAIL + 1))
-      echo "FAIL: kseg dump $* (exit kafka=$rc kseg=$krc)"
+      echo "FAIL: kseg dump $* (in $dir; exit kafka=$rc kseg=$krc)" | cut -c1-400
       diff <(cat "$k.kafka.out") <(cat "$k.kseg.out") | head -n 10 | sed 's/^/  stdout /' || true
       diff <(cat "$k.kafka.err") <(cat "$k.kseg.err") | head -n 10 | sed 's/^/  stderr /' || true
     fi
@@ -97,6 +101,66 @@ for dir in "$LOGS"/live-zstd-0 "$LOGS"/live-txn-0 "$LOGS"/__transaction_state-*;
   done
   check --files "$(IFS=,; echo "${files[*]}")" --deep-iteration
 done
+
+# Summary order. kafka-dump-log keeps its end-of-run summaries (non-consecutive offsets, index
+# and time-index findings) in HashMaps keyed by File.getAbsolutePath() and prints them in
+# HashMap order, so with several files the order depends on the absolute paths: no committed
+# golden can check it. Copies of the multi-segment partition under directories of varying depth
+# and name length give every summary map many keys: each segment once as written (its time
+# index's first timestamp raised: timestamp mismatch, out of order) and once renamed to a base
+# offset 7*i higher in the i-th directory (index mismatches, time-index offsets not found, and
+# non-consecutive offsets as the records still start at the old base). Lists interleave the
+# directories.
+order_cases() {
+  local src="$1" root="$WORK/order" i=0 d f base nb
+  local dirs=(p-0 segments-1 a-much-longer-topic-name-for-the-hash-12 nested/dir/levels/t-3 x-9
+    kafka-logs-2/segments-0 kafka-logs-10/segments-0 UPPER_case.topic-5)
+  [ -n "$(ls "$src"/*.log 2>/dev/null)" ] || { echo "FAIL: no segments in $src"; FAIL=$((FAIL + 1)); return; }
+  for d in "${dirs[@]}"; do
+    i=$((i + 1))
+    mkdir -p "$root/$d"
+    for f in "$src"/*.log; do
+      base="$(basename "$f" .log)"
+      nb="$(printf '%020d' $((10#$base + 7 * i)))"
+      for ext in log index timeindex; do
+        cp "$src/$base.$ext" "$root/$d/$base.$ext"
+        cp "$src/$base.$ext" "$root/$d/$nb.$ext"
+      done
+      # first time-index entry: timestamp 9999999999999 (8 bytes big-endian), offset kept
+      printf '\x00\x00\x09\x18\x4e\x72\x9f\xff' | dd of="$root/$d/$base.timeindex" bs=1 conv=notrunc status=none
+    done
+  done
+  # by_ext EXT...: the files with those extensions, segment by segment across the directories
+  by_ext() {
+    local e
+    (cd "$root" && for e in "$@"; do find . -name "*.$e"; done) | sed 's#^\./##' |
+      awk -F/ '{print $NF "\t" $0}' | sort | cut -f2 | sed "s#^#$root/#" | paste -sd, -
+  }
+  check --files "$(by_ext log)" --deep-iteration
+  check --files "$(by_ext index)" --verify-index-only
+  check --files "$(by_ext timeindex)" --verify-index-only
+  check --files "$(by_ext timeindex index log)"
+  check --files "$(by_ext log index timeindex)" --deep-iteration
+  # a dozen files: the second segment and its renamed copy, log and index, in three partitions
+  local b2 files=()
+  b2="$(basename "$(ls "$src"/*.log | sed -n 2p)" .log)"
+  for i in 1 3 5; do
+    d="${dirs[$((i - 1))]}"
+    for base in "$b2" "$(printf '%020d' $((10#$b2 + 7 * i)))"; do
+      files+=("$root/$d/$base.log" "$root/$d/$base.index")
+    done
+  done
+  check --files "$(IFS=,; echo "${files[*]}")" --deep-iteration
+  # relative paths, with . and .. kept by getAbsolutePath, from a symlinked directory:
+  # user.dir is the physical directory, not $PWD
+  ln -s "$root" "$WORK/order-link"
+  local rel
+  rel="$(cd "$root" && find . -name '*.log' -o -name '*.timeindex' | sort | sed 's#^\./\(p-0\|x-9\)/#./\1/../\1/#' | paste -sd, -)"
+  CHECK_DIR="$WORK/order-link" check --files "$rel" --deep-iteration
+  rel="$(cd "$root/nested/dir" && find ../../x-9 ../../p-0 levels -name '*.index' -o -name '*.log' | sort | paste -sd, -)"
+  CHECK_DIR="$WORK/order-link/nested/dir" check --files "$rel"
+}
+order_cases "$LOGS/segments-0"
 
 # The harness itself must have produced what the workload promises.
 harness_ok() {

@@ -81,26 +81,49 @@ type Dumper struct {
 	nonConsecutive  orderedMap[map[int64]int64]
 }
 
-// orderedMap remembers insertion order so Finish can emulate HashMap order.
+// orderedMap is one of kafka-dump-log's summary maps: a HashMap<String,_>
+// filled by computeIfAbsent, one call per finding. java replays those calls
+// for Finish's order; keys keeps first-seen order for the JSON summaries.
 type orderedMap[V any] struct {
 	keys []string
 	m    map[string]V
+	java *javaHashMap[string]
 }
 
+// get is Kafka's computeIfAbsent(k, ...): one call per finding.
 func (o *orderedMap[V]) get(k string, mk func() V) V {
 	if o.m == nil {
 		o.m = map[string]V{}
+		o.java = newJavaStringMap()
 	}
 	v, ok := o.m[k]
-	if !ok {
-		v = mk()
-		o.m[k] = v
-		o.keys = append(o.keys, k)
+	if ok {
+		o.java.Touch()
+		return v
 	}
+	v = mk()
+	o.m[k] = v
+	o.keys = append(o.keys, k)
+	o.java.ComputeIfAbsent(k)
 	return v
 }
 
-func (o *orderedMap[V]) set(k string, v V) { o.get(k, func() V { return v }); o.m[k] = v }
+// set replaces the value of a key get has returned; it is not a call of
+// its own on Kafka's map.
+func (o *orderedMap[V]) set(k string, v V) {
+	if _, ok := o.m[k]; !ok {
+		o.get(k, func() V { return v })
+	}
+	o.m[k] = v
+}
+
+// javaKeys is the key order of Kafka's HashMap.
+func (o *orderedMap[V]) javaKeys() []string {
+	if o.java == nil {
+		return nil
+	}
+	return o.java.Keys()
+}
 
 // NewDumper writes the dump to stdout and summaries/warnings to stderr.
 func NewDumper(opts DumpOptions, stdout, stderr io.Writer) *Dumper {
@@ -197,13 +220,9 @@ func javaFileString(p string) string {
 	return s
 }
 
-func absPath(name string) string {
-	a, err := filepath.Abs(name)
-	if err != nil {
-		return name
-	}
-	return a
-}
+// absPath is the path Kafka names a file by in its summaries and index
+// errors: File.getAbsolutePath.
+func absPath(name string) string { return javaAbsolutePath(name) }
 
 // baseOffsetOf parses the text before the first '.' like Long.parseLong,
 // with Kafka's NumberFormatException text on failure.
@@ -642,32 +661,32 @@ func (d *Dumper) Finish() error {
 		return d.out.Flush()
 	}
 	var sb strings.Builder
-	for _, k := range javaHashMapOrder(d.indexMismatches.keys) {
+	for _, k := range d.indexMismatches.javaKeys() {
 		fmt.Fprintf(&sb, "Mismatches in :%s\n", k)
 		m := d.indexMismatches.m[k]
 		for _, off := range sortedKeys(m, true) {
 			fmt.Fprintf(&sb, "  Index offset: %d, log offset: %d\n", off, m[off])
 		}
 	}
-	for _, k := range javaHashMapOrder(d.timeMismatch.keys) {
+	for _, k := range d.timeMismatch.javaKeys() {
 		fmt.Fprintf(&sb, "Found timestamp mismatch in :%s\n", k)
 		for _, p := range d.timeMismatch.m[k] {
 			fmt.Fprintf(&sb, "  Index timestamp: %d, log timestamp: %d\n", p[0], p[1])
 		}
 	}
-	for _, k := range javaHashMapOrder(d.timeOutOfOrder.keys) {
+	for _, k := range d.timeOutOfOrder.javaKeys() {
 		fmt.Fprintf(&sb, "Found out of order timestamp in :%s\n", k)
 		for _, p := range d.timeOutOfOrder.m[k] {
 			fmt.Fprintf(&sb, "  Index timestamp: %d, Previously indexed timestamp: %d\n", p[0], p[1])
 		}
 	}
-	for _, k := range javaHashMapOrder(d.timeNotFound.keys) {
+	for _, k := range d.timeNotFound.javaKeys() {
 		fmt.Fprintf(&sb, "The following indexed offsets are not found in :%s\n", k)
 		for _, p := range d.timeNotFound.m[k] {
 			fmt.Fprintf(&sb, "Indexed offset: %d, found log offset: %d\n", p[0], p[1])
 		}
 	}
-	for _, k := range javaHashMapOrder(d.nonConsecutive.keys) {
+	for _, k := range d.nonConsecutive.javaKeys() {
 		fmt.Fprintf(&sb, "Non-consecutive offsets in %s\n", k)
 		m := d.nonConsecutive.m[k]
 		for _, off := range sortedKeys(m, false) {

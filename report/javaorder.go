@@ -1,11 +1,41 @@
 package report
 
-import "github.com/kseg/kseg/internal/javaorder"
+import (
+	"path/filepath"
+	"syscall"
 
-// kafka-dump-log keeps per-file summaries in java.util.HashMap keyed by the
-// absolute path, so with several files the summary order is HashMap
-// iteration order.
+	"github.com/kseg/kseg/internal/javaorder"
+)
 
-// javaHashMapOrder returns keys (given in insertion order, no duplicates) in
-// the order a java.util.HashMap with default capacity would iterate them.
-func javaHashMapOrder(keys []string) []string { return javaorder.Strings(keys) }
+// kafka-dump-log's summary maps are HashMap<String, _> filled by
+// computeIfAbsent and keyed by File.getAbsolutePath(); javaorder.HashMap
+// replays them, so the summaries come out in Java's order.
+type javaHashMap[K comparable] = javaorder.HashMap[K]
+
+func newJavaStringMap() *javaHashMap[string] { return javaorder.NewStringMap() }
+func newJavaLongMap() *javaHashMap[int64]    { return javaorder.NewLongMap() }
+
+// javaAbsolutePath is File.getAbsolutePath on Unix, the key of Kafka's
+// summary maps: the path as File normalizes it (javaFileString), resolved
+// against the JVM's user.dir, which is getcwd(3) — the physical directory,
+// not $PWD — without cleaning "." or ".." (filepath.Abs does both).
+func javaAbsolutePath(name string) string {
+	p := javaFileString(name)
+	if filepath.IsAbs(p) {
+		return p
+	}
+	wd, err := physicalWd()
+	if err != nil {
+		return p
+	}
+	switch {
+	case p == "":
+		return wd
+	case wd == "/":
+		return "/" + p
+	}
+	return wd + "/" + p
+}
+
+// physicalWd is getcwd(3), where the JVM takes user.dir from.
+var physicalWd = syscall.Getwd
