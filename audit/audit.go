@@ -169,7 +169,7 @@ func Run(p *Partition, opts Options) (*Result, error) {
 		if i == 0 {
 			a.segBase0 = baseOf(path)
 		}
-		if err := a.scanFile(path); err != nil {
+		if err := a.scanFile(i, path); err != nil {
 			return nil, err
 		}
 	}
@@ -227,12 +227,18 @@ func at(code Code, sev Severity, file string, pos int64, h *batch.Header) Findin
 	return f
 }
 
-func (a *auditor) scanFile(path string) error {
-	st, err := openLog(path, segment.Options{KeepGoing: true, VerifyCRC: !a.opts.SkipCRC, OnRegion: a.region})
-	if err != nil {
-		return unreadable(path, -1, err)
+func (a *auditor) scanFile(i int, path string) error {
+	opts := segment.Options{KeepGoing: true, VerifyCRC: !a.opts.SkipCRC, OnRegion: a.region}
+	var st *segment.Stream
+	var err error
+	if a.p.Sources != nil {
+		st = segment.NewStream(a.p.Sources[i], opts)
+	} else {
+		if st, err = segment.OpenFile(path, 0, opts); err != nil {
+			return unreadable(path, -1, err)
+		}
+		defer st.Close()
 	}
-	defer st.Close()
 	a.file = path
 	segBase := baseOf(path)
 	a.startSegment(path, segBase)

@@ -12,7 +12,8 @@ import (
 	"github.com/kseg/kseg/segment"
 )
 
-// failingReader fails every read that reaches byte at, as a disk would.
+// failingReader fails at byte at, as a disk would: a read that reaches it
+// returns the bytes before it and the error.
 type failingReader struct {
 	r    io.ReaderAt
 	at   int64
@@ -21,7 +22,8 @@ type failingReader struct {
 
 func (f failingReader) ReadAt(p []byte, off int64) (int, error) {
 	if off+int64(len(p)) > f.at {
-		return 0, &fs.PathError{Op: "read", Path: f.name, Err: syscall.EIO}
+		n, _ := f.r.ReadAt(p[:max(f.at-off, 0)], off)
+		return n, &fs.PathError{Op: "read", Path: f.name, Err: syscall.EIO}
 	}
 	return f.r.ReadAt(p, off)
 }
@@ -39,17 +41,8 @@ func TestErrorsLocated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer func(o func(string, segment.Options) (*segment.Stream, error)) { openLog = o }(openLog)
-		openLog = func(path string, opts segment.Options) (*segment.Stream, error) {
-			opts.BlockSize = 64 // read batch by batch, so that the failure is batch k's
-			r := failingReader{r: segment.BytesSource(path, raw).R, at: pos[k] + 5, name: path}
-			return segment.NewStream(segment.Source{Name: path, R: r, Size: int64(len(raw))}, opts), nil
-		}
-		parts, err := Partitions([]string{dir})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = Run(parts[0], Options{})
+		r := failingReader{r: segment.BytesSource(log, raw).R, at: pos[k] + 5, name: log}
+		_, err = Run(FromSources("audit-0", segment.Source{Name: log, R: r, Size: int64(len(raw))}), Options{})
 		var se *segment.Error
 		if !errors.As(err, &se) || se.File != log || se.Offset != pos[k] {
 			t.Fatalf("error %v (%#v): want a *segment.Error at %s byte %d", err, se, log, pos[k])

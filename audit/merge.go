@@ -147,11 +147,6 @@ func (r *run) message() string {
 	return fmt.Sprintf("%s: %s", span, f.Message)
 }
 
-// openLog opens a segment for the audit. Tests replace it to fail reads.
-var openLog = func(path string, opts segment.Options) (*segment.Stream, error) {
-	return segment.OpenFile(path, 0, opts)
-}
-
 // unreadable marks err as ErrUnreadable and locates it (see locate).
 func unreadable(file string, off int64, err error) error {
 	return fmt.Errorf("%w: %w", ErrUnreadable, locate(file, off, err))

@@ -15,6 +15,9 @@ type Partition struct {
 	Dir  string
 	// Logs are the segment files in base-offset order.
 	Logs []string
+	// Sources, when set, hold the bytes of Logs (Sources[i] is Logs[i]):
+	// segments fetched from a broker or a remote store, or in memory.
+	Sources []segment.Source
 	// TxnIndexes and Snapshots are the partition's .txnindex files and
 	// producer snapshots, in offset order. Empty when only files were given.
 	TxnIndexes []string
@@ -26,6 +29,17 @@ type Partition struct {
 	// only some of its segment files were named: then the audit does not
 	// compare against .txnindex files or snapshots.
 	Whole bool
+}
+
+// FromSources is a partition whose segments are held in srcs, in offset
+// order, named by their Name (a segment file name, so that base offsets
+// can be read from it).
+func FromSources(name string, srcs ...segment.Source) *Partition {
+	p := &Partition{Name: name, Sources: srcs}
+	for _, s := range srcs {
+		p.Logs = append(p.Logs, s.Name)
+	}
+	return p
 }
 
 // Partitions expands paths (segment files, partition directories or log

@@ -236,6 +236,38 @@ func baseOffsetOf(name string) (int64, error) {
 }
 
 func (d *Dumper) dumpLog(name string) error {
+	if err := d.logHeader(name); err != nil {
+		return err
+	}
+	st, err := segment.OpenFile(name, d.opts.MaxBytes, d.streamOptions())
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return d.dumpStream(name, st)
+}
+
+// DumpSource dumps a log held in src (bytes fetched from a broker, a
+// remote object) as Dump dumps a .log file of that name.
+func (d *Dumper) DumpSource(src segment.Source) error {
+	if d.json == nil {
+		d.printf("Dumping %s\n", javaFileString(src.Name))
+	}
+	if err := d.logHeader(src.Name); err != nil {
+		return err
+	}
+	if d.opts.MaxBytes > 0 && d.opts.MaxBytes < src.Size {
+		src.Size = d.opts.MaxBytes
+	}
+	return d.dumpStream(src.Name, segment.NewStream(src, d.streamOptions()))
+}
+
+func (d *Dumper) streamOptions() segment.Options {
+	return segment.Options{KeepGoing: d.opts.KeepGoing, MaxDecompressed: d.opts.MaxDecompressed, OnRegion: d.region}
+}
+
+// logHeader prints the line kafka-dump-log prints before a log's batches.
+func (d *Dumper) logHeader(name string) error {
 	base := filepath.Base(name)
 	if d.json == nil {
 		if strings.HasSuffix(base, ".log") {
@@ -254,12 +286,13 @@ func (d *Dumper) dumpLog(name string) error {
 			d.printf("Snapshot end offset: %d, epoch: %d\n", off, epoch)
 		}
 	}
-	st, err := segment.OpenFile(name, d.opts.MaxBytes, segment.Options{
-		KeepGoing: d.opts.KeepGoing, MaxDecompressed: d.opts.MaxDecompressed, OnRegion: d.region})
-	if err != nil {
-		return err
-	}
-	defer st.Close()
+	return nil
+}
+
+// dumpStream prints the batches (and with deep iteration the records) of
+// one log.
+func (d *Dumper) dumpStream(name string, st *segment.Stream) error {
+	base := filepath.Base(name)
 	abs := absPath(name)
 	lastOffset := int64(-1)
 	deep := d.opts.DeepIteration || d.opts.PrintDataLog

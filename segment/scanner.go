@@ -103,7 +103,10 @@ func (s *scanner) window(off int64, n int) ([]byte, error) {
 	}
 	s.buf = s.buf[:want]
 	m, err := s.r.ReadAt(s.buf, off)
-	if m < want {
+	// A short read that still covers what was asked for is used: a read
+	// that fails further on then fails at the entry it reaches, not at the
+	// start of the block.
+	if m < n {
 		s.winLen = 0
 		if err == nil || err == io.EOF {
 			err = io.ErrUnexpectedEOF
