@@ -229,16 +229,17 @@ func at(code Code, sev Severity, file string, pos int64, h *batch.Header) Findin
 
 func (a *auditor) scanFile(i int, path string) error {
 	opts := segment.Options{KeepGoing: true, VerifyCRC: !a.opts.SkipCRC, OnRegion: a.region}
-	var st *segment.Stream
-	var err error
-	if a.p.Sources != nil {
-		st = segment.NewStream(a.p.Sources[i], opts)
-	} else {
-		if st, err = segment.OpenFile(path, 0, opts); err != nil {
-			return unreadable(path, -1, err)
-		}
-		defer st.Close()
+	seg := segment.Segment{Path: path}
+	if a.p.Remote != nil {
+		seg = a.p.Remote[i]
 	}
+	st := &segment.Stream{}
+	st.SetOptions(opts)
+	err := st.OpenSegment(seg, 0)
+	if err != nil {
+		return unreadable(path, -1, err)
+	}
+	defer st.Close()
 	a.file = path
 	segBase := baseOf(path)
 	a.startSegment(path, segBase)

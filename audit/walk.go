@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,9 +16,9 @@ type Partition struct {
 	Dir  string
 	// Logs are the segment files in base-offset order.
 	Logs []string
-	// Sources, when set, hold the bytes of Logs (Sources[i] is Logs[i]):
+	// Remote, when set, gives the bytes of Logs (Remote[i] is Logs[i]):
 	// segments fetched from a broker or a remote store, or in memory.
-	Sources []segment.Source
+	Remote []segment.Segment
 	// TxnIndexes and Snapshots are the partition's .txnindex files and
 	// producer snapshots, in offset order. Empty when only files were given.
 	TxnIndexes []string
@@ -35,9 +36,11 @@ type Partition struct {
 // order, named by their Name (a segment file name, so that base offsets
 // can be read from it).
 func FromSources(name string, srcs ...segment.Source) *Partition {
-	p := &Partition{Name: name, Sources: srcs}
+	p := &Partition{Name: name}
 	for _, s := range srcs {
 		p.Logs = append(p.Logs, s.Name)
+		p.Remote = append(p.Remote, segment.Segment{Path: s.Name, Size: s.Size,
+			Open: func() (segment.Source, io.Closer, error) { return s, nil, nil }})
 	}
 	return p
 }
@@ -57,6 +60,9 @@ func Partitions(paths []string) ([]*Partition, error) {
 		if sp.Explicit() {
 			for _, s := range sp.Segments {
 				p.Logs = append(p.Logs, s.Path)
+				if s.Open != nil {
+					p.Remote = sp.Segments
+				}
 			}
 		} else if err := p.fill(); err != nil {
 			return nil, locate(p.Dir, -1, err)

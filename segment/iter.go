@@ -63,7 +63,7 @@ func (it *Iter) NextBatch() bool {
 			if it.next >= len(it.segs) {
 				return false
 			}
-			err := it.st.OpenFile(it.segs[it.next].Path, 0)
+			err := it.st.OpenSegment(it.segs[it.next], 0)
 			it.next++
 			if err != nil {
 				return it.fail(err)

@@ -162,7 +162,7 @@ type Counter struct {
 // CountFile reads the batch headers of one log file.
 func (c *Counter) CountFile(path string) (*Stats, error) {
 	s := NewStats()
-	if err := c.countInto(s, path); err != nil {
+	if err := c.countInto(s, Segment{Path: path}); err != nil {
 		return nil, err
 	}
 	s.sortPIDs()
@@ -173,7 +173,7 @@ func (c *Counter) CountFile(path string) (*Stats, error) {
 func (c *Counter) CountPartition(p *Partition) (*Stats, error) {
 	s := NewStats()
 	for _, seg := range p.Segments {
-		if err := c.countInto(s, seg.Path); err != nil {
+		if err := c.countInto(s, seg); err != nil {
 			return nil, err
 		}
 	}
@@ -181,9 +181,9 @@ func (c *Counter) CountPartition(p *Partition) (*Stats, error) {
 	return s, nil
 }
 
-func (c *Counter) countInto(s *Stats, path string) error {
-	c.st.opts = Options{MaxDecompressed: c.Options.MaxDecompressed}
-	if err := c.st.OpenFile(path, c.Options.MaxBytes); err != nil {
+func (c *Counter) countInto(s *Stats, seg Segment) error {
+	c.st.SetOptions(Options{MaxDecompressed: c.Options.MaxDecompressed})
+	if err := c.st.OpenSegment(seg, c.Options.MaxBytes); err != nil {
 		return err
 	}
 	defer c.st.Close()

@@ -143,6 +143,28 @@ func (s *Stream) OpenFile(path string, maxBytes int64) error {
 	return nil
 }
 
+// SetOptions changes the options for the next source opened or Reset.
+func (s *Stream) SetOptions(opts Options) { s.opts = opts }
+
+// OpenSegment closes what the stream had open and frames seg: its file, or
+// the source its Open gives.
+func (s *Stream) OpenSegment(seg Segment, maxBytes int64) error {
+	if seg.Open == nil {
+		return s.OpenFile(seg.Path, maxBytes)
+	}
+	s.Close()
+	src, closer, err := seg.Open()
+	if err != nil {
+		return Locate(seg.Path, -1, err)
+	}
+	if maxBytes > 0 && maxBytes < src.Size {
+		src.Size = maxBytes
+	}
+	s.Reset(src)
+	s.closer = closer
+	return nil
+}
+
 // Reset frames src from its start, keeping buffers. It does not close a
 // file the stream opened: call Close first.
 func (s *Stream) Reset(src Source) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -295,5 +296,38 @@ func TestStreamReadErrorStops(t *testing.T) {
 		if !errors.As(st.Err(), &pe) || len(regions) != 0 {
 			t.Errorf("verify=%v: err %v, regions %+v; want the read error and no region", verify, st.Err(), regions)
 		}
+	}
+}
+
+// TestSchemeResolver: a registered scheme's partitions flow through the
+// same counting and iteration as files.
+func TestSchemeResolver(t *testing.T) {
+	data := testSegment(t, 5, batch.CodecNone, batch.CodecGzip)
+	opened := 0
+	RegisterScheme("mem-test", func(arg string) ([]Partition, error) {
+		seg := Segment{Path: arg + "/00000000000000000000.log", Size: int64(len(data)),
+			Open: func() (Source, io.Closer, error) { opened++; return BytesSource(arg, data), nil, nil }}
+		return []Partition{NewRemotePartition("t", 0, arg, []Segment{seg})}, nil
+	})
+	ps, err := Partitions([]string{"mem-test://x/t/0"})
+	if err != nil || len(ps) != 1 || ps[0].Name() != "t-0" {
+		t.Fatalf("partitions %+v, err %v", ps, err)
+	}
+	want := 0
+	st := NewStream(BytesSource("x", data), Options{})
+	for st.Next() {
+		want++
+	}
+	stats, err := CountPartitions(ps, 1, CountOptions{})
+	if err != nil || stats[0].Stats.Batches != int64(want) {
+		t.Fatalf("count %+v, err %v, want %d batches", stats, err, want)
+	}
+	it := NewIter(&ps[0])
+	n := 0
+	for it.NextBatch() {
+		n++
+	}
+	if it.Err() != nil || n != want || opened != 2 {
+		t.Fatalf("iter %d batches (err %v), opened %d times", n, it.Err(), opened)
 	}
 }

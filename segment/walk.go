@@ -3,6 +3,7 @@ package segment
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -37,10 +38,46 @@ type Partition struct {
 	extra    []Segment
 }
 
-// Segment is one log-format file of a partition.
+// Segment is one log-format file of a partition, or a segment held
+// elsewhere (fetched from a broker, in remote storage).
 type Segment struct {
+	// Path is the file, or for a segment with Open a name the user
+	// recognises (used in output and errors).
 	Path       string
 	BaseOffset int64
+	// Open, when set, gives the segment's bytes; without it Path is opened
+	// as a file. The closer (may be nil) is called when the segment is done.
+	Open func() (Source, io.Closer, error)
+	// Size, for a segment with Open, is its size when known (progress).
+	Size int64
+}
+
+// Resolver turns a source argument with a scheme ("kafka://...",
+// "s3://...") into partitions whose segments have Open set.
+type Resolver func(arg string) ([]Partition, error)
+
+var resolvers = map[string]Resolver{}
+
+// RegisterScheme makes Partitions hand arguments "scheme://..." to r. The
+// packages that read from a cluster or a remote store register themselves.
+func RegisterScheme(scheme string, r Resolver) { resolvers[scheme] = r }
+
+// schemeOf returns the registered resolver of arg, if arg names one.
+func schemeOf(arg string) (Resolver, bool) {
+	i := strings.Index(arg, "://")
+	if i <= 0 {
+		return nil, false
+	}
+	r, ok := resolvers[arg[:i]]
+	return r, ok
+}
+
+// NewRemotePartition is a partition assembled from segments held elsewhere
+// (Dir is a name for it, such as the source argument).
+func NewRemotePartition(topic string, partition int32, dir string, segs []Segment) Partition {
+	p := Partition{Topic: topic, Partition: partition, Dir: dir, Segments: segs, explicit: true}
+	sortSegments(p.Segments)
+	return p
 }
 
 // Name is "<topic>-<partition>", or the bare directory name for a directory
@@ -79,6 +116,16 @@ func Partitions(paths []string) ([]Partition, error) {
 		out = append(out, p)
 	}
 	for _, path := range paths {
+		if r, ok := schemeOf(path); ok {
+			ps, err := r(path)
+			if err != nil {
+				return nil, err
+			}
+			for _, p := range ps {
+				add(p)
+			}
+			continue
+		}
 		st, err := os.Stat(path)
 		if err != nil {
 			return nil, err
@@ -302,7 +349,9 @@ func (p *Partition) Files(all bool) ([]string, error) {
 func (p *Partition) Size() int64 {
 	var n int64
 	for _, s := range p.Segments {
-		if st, err := os.Stat(s.Path); err == nil {
+		if s.Open != nil {
+			n += s.Size
+		} else if st, err := os.Stat(s.Path); err == nil {
 			n += st.Size()
 		}
 	}
