@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/internal/fuzzfile"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -22,11 +23,8 @@ import (
 // -fuzzminimizetime allows, reporting no executions meanwhile.
 //
 // The audit reads files by path, so each fuzzing process keeps one
-// partition directory and rewrites its segment in place for every input: a
-// directory and file created and removed per input cost milliseconds of
-// file-system work (ext4 inode allocation) against a fraction of a
-// millisecond for the audit, and stalled fuzzing, above all while the
-// fuzzer minimizes an input.
+// partition directory and rewrites its segment in place (fuzzfile) for
+// every input.
 func FuzzAuditLog(f *testing.F) {
 	for _, rel := range []string{"idempotent/idempotent-0", "txn/txn-0"} {
 		d := filepath.Join("..", "testdata", "segments", rel, "00000000000000000000.log")
@@ -48,7 +46,7 @@ func FuzzAuditLog(f *testing.F) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		f.Fatal(err)
 	}
-	seg := newFuzzFile(f, filepath.Join(dir, "00000000000000000000.log"))
+	seg := fuzzfile.New(f, filepath.Join(dir, "00000000000000000000.log"), 0o644)
 	// The directory's listing never changes, so it is walked once: two
 	// walks per input (ReadDir, Stat) cost more than the audit itself.
 	parts, err := Partitions([]string{dir})
@@ -59,7 +57,7 @@ func FuzzAuditLog(f *testing.F) {
 		f.Fatalf("partitions %+v, want one with one segment", parts)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		seg.set(t, data)
+		seg.Set(t, data)
 		for _, opts := range []Options{{}, {SkipCRC: true}} {
 			r, err := Run(parts[0], opts)
 			if err != nil {
@@ -98,28 +96,4 @@ func entryPairs(tb testing.TB, seg []byte) [][]byte {
 		start = ends[i]
 	}
 	return out
-}
-
-// fuzzFile is a file rewritten in place for each fuzz input: WriteAt and
-// Truncate keep the inode and usually its block, where os.WriteFile frees
-// and reallocates the block each time (about 50 times slower here).
-type fuzzFile struct{ f *os.File }
-
-func newFuzzFile(f *testing.F, path string) *fuzzFile {
-	fh, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { fh.Close() })
-	return &fuzzFile{fh}
-}
-
-// set makes the file's contents exactly data.
-func (z *fuzzFile) set(t *testing.T, data []byte) {
-	if _, err := z.f.WriteAt(data, 0); err != nil {
-		t.Fatal(err)
-	}
-	if err := z.f.Truncate(int64(len(data))); err != nil {
-		t.Fatal(err)
-	}
 }
