@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/kseg/kseg/batch"
-	"github.com/kseg/kseg/internal/fuzzfile"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -22,9 +21,7 @@ import (
 // mutated whole segment kept a worker minimizing for the full minute
 // -fuzzminimizetime allows, reporting no executions meanwhile.
 //
-// The audit reads files by path, so each fuzzing process keeps one
-// partition directory and rewrites its segment in place (fuzzfile) for
-// every input.
+// The input is audited in memory (FromSources): no file per input.
 func FuzzAuditLog(f *testing.F) {
 	for _, rel := range []string{"idempotent/idempotent-0", "txn/txn-0"} {
 		d := filepath.Join("..", "testdata", "segments", rel, "00000000000000000000.log")
@@ -42,24 +39,10 @@ func FuzzAuditLog(f *testing.F) {
 	for _, c := range Codes {
 		known[c] = true
 	}
-	dir := filepath.Join(f.TempDir(), "fuzz-0")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		f.Fatal(err)
-	}
-	seg := fuzzfile.New(f, filepath.Join(dir, "00000000000000000000.log"), 0o644)
-	// The directory's listing never changes, so it is walked once: two
-	// walks per input (ReadDir, Stat) cost more than the audit itself.
-	parts, err := Partitions([]string{dir})
-	if err != nil {
-		f.Fatal(err)
-	}
-	if len(parts) != 1 || len(parts[0].Logs) != 1 {
-		f.Fatalf("partitions %+v, want one with one segment", parts)
-	}
+	const name = "fuzz-0/00000000000000000000.log"
 	f.Fuzz(func(t *testing.T, data []byte) {
-		seg.Set(t, data)
 		for _, opts := range []Options{{}, {SkipCRC: true}} {
-			r, err := Run(parts[0], opts)
+			r, err := Run(FromSources("fuzz-0", segment.BytesSource(name, data)), opts)
 			if err != nil {
 				t.Fatalf("damaged bytes must be findings, not errors: %v", err)
 			}
