@@ -59,9 +59,6 @@ type Dumper struct {
 	opts   DumpOptions
 	out    *bufio.Writer
 	errw   io.Writer
-	br     batch.BatchReader
-	dec    batch.Decompressor
-	inner  []batch.LegacyMessage
 	rec    batch.Record
 	line   []byte
 	json   *jsonWriter
@@ -128,8 +125,6 @@ func (o *orderedMap[V]) javaKeys() []string {
 // NewDumper writes the dump to stdout and summaries/warnings to stderr.
 func NewDumper(opts DumpOptions, stdout, stderr io.Writer) *Dumper {
 	d := &Dumper{opts: opts, out: bufio.NewWriterSize(stdout, 256<<10), errw: stderr}
-	d.dec.Max = opts.MaxDecompressed
-	d.br.Decompressor.Max = opts.MaxDecompressed
 	if opts.Format == FormatJSON {
 		d.json = &jsonWriter{w: d.out}
 	}
@@ -463,12 +458,13 @@ func (d *Dumper) records(name, abs string, e *segment.Batch, raw []byte, lastOff
 		return d.legacyRecords(name, abs, e, raw, lastOffset)
 	}
 	h := &e.Header
-	if err := d.br.Open(raw, h); err != nil {
-		return locate(name, e.Pos, err)
+	br, err := e.Records()
+	if err != nil {
+		return err
 	}
 	control := h.IsControl()
 	for {
-		ok, err := d.br.Next(&d.rec)
+		ok, err := br.Next(&d.rec)
 		if err != nil {
 			return locate(name, e.Pos, err)
 		}
@@ -537,7 +533,7 @@ func (d *Dumper) records(name, abs string, e *segment.Batch, raw []byte, lastOff
 		d.line = b
 		d.flushLine()
 	}
-	if d.br.Leftover() > 0 {
+	if br.Leftover() > 0 {
 		return locate(name, e.Pos, &batch.FormatError{Err: batch.ErrInvalidRecord, Detail: "Incorrect declared batch size, records still remaining in file"})
 	}
 	return nil
@@ -609,8 +605,9 @@ func (d *Dumper) trackOffset(abs string, off int64, last *int64) {
 func locate(name string, pos int64, err error) error { return segment.Locate(name, pos, err) }
 
 func (d *Dumper) legacyRecords(name, abs string, e *segment.Batch, raw []byte, lastOffset *int64) error {
-	w, err := batch.ParseLegacy(raw)
+	inner, err := e.Inner()
 	if err != nil {
+		w, _ := batch.ParseLegacyHeader(raw)
 		if ks, vs, ok := batch.LegacySizes(raw); ok && w.Codec() == batch.CodecNone && d.json == nil {
 			// Kafka prints the record line from the raw length fields and
 			// fails only when it reads the key or value for the contents.
@@ -622,20 +619,16 @@ func (d *Dumper) legacyRecords(name, abs string, e *segment.Batch, raw []byte, l
 			if d.opts.PrintDataLog && d.opts.Parser != nil {
 				d.out.Write(b)
 				d.line = b[:0]
-				return locate(name, e.Pos, err)
+				return err
 			}
 			d.line = b
 			d.flushLine()
 			return nil
 		}
-		return locate(name, e.Pos, err)
+		return err
 	}
-	d.inner, err = batch.LegacyInner(&w, &d.dec, d.inner)
-	if err != nil {
-		return locate(name, e.Pos, err)
-	}
-	for i := range d.inner {
-		m := &d.inner[i]
+	for i := range inner {
+		m := &inner[i]
 		d.trackOffset(abs, m.Offset, lastOffset)
 		if d.json != nil {
 			d.json.legacyRecord(d, name, e, m)
