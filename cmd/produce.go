@@ -135,7 +135,7 @@ func (f *produceFlags) config(fs *pflag.FlagSet) (producer.Config, error) {
 func newProduceCmd() *cobra.Command {
 	var (
 		out, workload string
-		force         bool
+		force, asJSON bool
 		f             produceFlags
 	)
 	cmd := &cobra.Command{
@@ -161,6 +161,12 @@ func newProduceCmd() *cobra.Command {
 			if err != nil {
 				return produceErr(err)
 			}
+			if asJSON {
+				if len(cfg.Inject) > 0 {
+					return withCode(ExitUsage, errors.New("--json gives the model's batches; it cannot be combined with --inject"))
+				}
+				return report.ProduceJSON(cmd.OutOrStdout(), cfg.Topic, res)
+			}
 			report.ProduceCounts(cmd.OutOrStdout(), cfg.Topic, res)
 			return nil
 		},
@@ -170,6 +176,7 @@ func newProduceCmd() *cobra.Command {
 	fs.StringVarP(&out, "out", "o", "", "output directory (must not exist or be empty)")
 	fs.BoolVar(&force, "force", false, "replace a non-empty output directory")
 	fs.StringVar(&workload, "workload", "", "JSON file with settings, runs and sweeps")
+	fs.BoolVar(&asJSON, "json", false, "print each written batch with the model's reason for its cut (NDJSON) instead of the counts")
 	addProduceFlags(fs, &f)
 	return cmd
 }
