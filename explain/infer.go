@@ -211,6 +211,12 @@ func (p *Producer) infer(topicPartitions int) {
 		s.Ratio = p.finalRatio(data)
 	}
 	s.Partitioner = partitioner(p, byPart, topicPartitions)
+	for _, b := range data {
+		b.succ = b.next
+	}
+	if s.Partitioner == "sticky" {
+		linkSticky(byPart)
+	}
 
 	if p.detectSync(data) {
 		t := true
@@ -219,7 +225,7 @@ func (p *Producer) infer(topicPartitions int) {
 		for _, b := range data {
 			b.Cut = CutSync
 			b.Evidence = "one record per batch and every record sent after the previous one's batch: send().get()"
-			if b.next != nil && (minGap < 0 || b.gap() < minGap) {
+			if b.succ != nil && (minGap < 0 || b.gap() < minGap) {
 				minGap = b.gap()
 			}
 		}
@@ -254,7 +260,7 @@ func (p *Producer) infer(topicPartitions int) {
 	// the smallest batch.size the log allows.
 	cand := map[*Batch]bool{}
 	for _, b := range data {
-		if b.next == nil {
+		if b.succ == nil {
 			continue
 		}
 		u := int64(est(b.Codec, b.Uncompressed, b.ratio[1]) + b.nextSize())
@@ -262,182 +268,186 @@ func (p *Producer) infer(topicPartitions int) {
 			cand[b] = true
 		}
 	}
-	// linger.ms: a batch cut by linger holds records up to linger.ms after
-	// its first (span <= linger.ms) and the next record came later
-	// (gap >= linger.ms).
-	size := map[*Batch]bool{}
-	for b := range cand {
-		size[b] = true
+	// linger.ms and the cuts: replay the sender over every linger.ms value
+	// worth trying and keep those the log contradicts least.
+	for i, b := range data {
+		b.idx = i
 	}
-	var llo, lhi int64
-	var lingerN int
-	for range 4 {
-		llo, lhi, lingerN = 0, unbounded, 0
-		for _, b := range data {
-			if !size[b] {
-				llo = max(llo, b.span())
-			}
-		}
-		for _, b := range data {
-			if b.next == nil || size[b] || b.gap() < llo {
-				continue
-			}
-			lingerN++
-			if lhi < 0 || b.gap() < lhi {
-				lhi = b.gap()
-			}
-		}
-		changed := false
-		for b := range cand {
-			if size[b] && lhi >= 0 && b.gap() >= lhi {
-				size[b] = false // the window closed before the next record came
-				changed = true
-			}
-		}
-		if !changed {
-			break
-		}
+	var parts [][]*Batch
+	for _, bs := range byPart {
+		parts = append(parts, bs)
 	}
-	// With no batch that linger.ms must have cut, a regular stream fits both
-	// "cut by size" and "cut by linger": prefer the one with a round setting.
-	ambiguous := ""
-	if lingerN == 0 && len(cand) > 0 {
-		altLo, altHi := int64(0), int64(unbounded)
-		for _, b := range data {
-			altLo = max(altLo, b.span())
-		}
-		for b := range cand {
-			if altHi < 0 || b.gap() < altHi {
-				altHi = b.gap()
-			}
-		}
-		bhi := int64(unbounded)
-		for b := range cand {
-			u := int64(est(b.Codec, b.Uncompressed, b.ratio[1])+b.nextSize()) - 1
-			if bhi < 0 || u < bhi {
-				bhi = u
-			}
-		}
-		if altLo <= altHi {
-			_, lRound := firstRound(altLo, altHi, roundLinger)
-			_, sRound := firstRound(blo, bhi, roundSize)
-			if lRound && !sRound {
-				for b := range cand {
-					size[b] = false
-				}
-				llo, lhi, lingerN = altLo, altHi, len(cand)
-				ambiguous = fmt.Sprintf("also fits a cut by size with batch.size in [%d, %d]; linger.ms in [%d, %d] holds a round value and batch.size does not", blo, bhi, altLo, altHi)
-			} else {
-				ambiguous = fmt.Sprintf("also fits a cut by linger.ms in [%d, %d]; batch.size in [%d, %d] holds a round value", altLo, altHi, blo, bhi)
-			}
-		}
-	}
-	multi := len(byPart) > 1
-	// batch.size upper bound from the size cuts.
-	bhi, bhiFrom, sizeN := int64(unbounded), (*Batch)(nil), 0
-	for _, b := range data {
-		if !size[b] {
-			continue
-		}
-		sizeN++
-		// Only a batch whose next record came before any linger window
-		// could close (gap < the smallest linger.ms) certainly had no room.
-		if b.gap() >= llo && llo > 0 || llo == 0 && b.gap() > 0 || multi && ambiguous != "" {
-			continue
-		}
-		u := int64(est(b.Codec, b.Uncompressed, b.ratio[1])+b.nextSize()) - 1
-		if bhi < 0 || u < bhi {
-			bhi, bhiFrom = u, b
-		}
-	}
-	if lhi >= 0 && lhi < llo {
-		lhi = llo
-	}
-	likelyL, _ := firstRound(llo, lhi, roundLinger)
+	sort.Slice(parts, func(i, j int) bool { return parts[i][0].Partition < parts[j][0].Partition })
 	tEnd := int64(math.MinInt64)
 	for _, b := range data {
 		tEnd = max(tEnd, b.LastTs)
 	}
+	type run struct {
+		L     int64
+		cuts  []string
+		sizeN int
+	}
+	var runs []run
+	best := math.MaxInt
+	for _, L := range lingerCandidates(data, tEnd) {
+		cuts := make([]string, len(data))
+		v := replay(parts, cand, L, tEnd, cuts)
+		if v > best {
+			continue
+		}
+		if v < best {
+			best, runs = v, runs[:0]
+		}
+		n := 0
+		for _, c := range cuts {
+			if c == CutSize {
+				n++
+			}
+		}
+		runs = append(runs, run{L, cuts, n})
+	}
+	lmin, lmax := runs[0].L, runs[len(runs)-1].L
+	unboundedL := true
 	for _, b := range data {
-		switch {
-		case size[b]:
-			u := est(b.Codec, b.Uncompressed, b.ratio[1]) + b.nextSize()
-			b.Cut = CutSize
-			b.Evidence = fmt.Sprintf("%d B + next record %d B = %d B > batch.size", est(b.Codec, b.Uncompressed, b.ratio[1]), b.nextSize(), u)
+		if b.succ != nil && b.gap() >= lmax || tEnd-b.FirstTs >= lmax {
+			unboundedL = false
+		}
+	}
+	// Runs that cut the same batches by size tell the same story; when
+	// several stories fit, prefer the one whose setting is a round value:
+	// batch.size for the story with the most size cuts, else linger.ms.
+	bhiOf := func(cuts []string, promptOnly bool) (int64, *Batch, int) {
+		bhi, from, n := int64(unbounded), (*Batch)(nil), 0
+		for _, b := range data {
+			if cuts[b.idx] != CutSize || promptOnly && !b.prompt() {
+				continue
+			}
+			n++
+			u := int64(est(b.Codec, b.Uncompressed, b.ratio[1])+b.nextSize()) - 1
+			if bhi < 0 || u < bhi {
+				bhi, from = u, b
+			}
+		}
+		return bhi, from, n
+	}
+	chosen := runs[len(runs)-1] // the most size cuts
+	ambiguous := ""
+	if runs[0].sizeN != chosen.sizeN {
+		bhiBig, _, _ := bhiOf(chosen.cuts, false)
+		_, sRound := firstRound(blo, bhiBig, roundSize)
+		if !sRound {
+			for _, r := range runs {
+				if roundLinger(r.L) {
+					chosen = r
+					break
+				}
+			}
+		}
+		hi := fmt.Sprint(lmax)
+		if unboundedL {
+			hi = "any"
+		}
+		ambiguous = fmt.Sprintf("the log also fits linger.ms from %d to %s cutting %d to %d batches by size; chose linger.ms%s", lmin, hi, runs[0].sizeN, runs[len(runs)-1].sizeN, "%s")
+	}
+	lText := func(L int64) string {
+		if unboundedL && L == lmax {
+			return fmt.Sprintf(">=%d", L)
+		}
+		return fmt.Sprintf("=%d", L)
+	}
+	likelyL := chosen.L
+	if r, ok := firstRound(lmin, lmax, roundLinger); ok {
+		for _, x := range runs {
+			if x.L == r && x.sizeN == chosen.sizeN {
+				likelyL = r
+				break
+			}
+		}
+	}
+	// batch.size upper bound: only from batches every fitting story cuts
+	// by size (the fewest size cuts).
+	bhi, bhiFrom, promptN := bhiOf(runs[0].cuts, true)
+	if promptN < 2 {
+		// one size cut alone may as well be an explicit flush()
+		bhi, bhiFrom = unbounded, nil
+	}
+	sizeN, lingerN := 0, 0
+	for _, b := range data {
+		b.Cut = chosen.cuts[b.idx]
+		switch b.Cut {
+		case CutSize:
+			sizeN++
+			e := est(b.Codec, b.Uncompressed, b.ratio[1])
+			u := e + b.nextSize()
+			b.Evidence = fmt.Sprintf("%d B + next record %d B = %d B > batch.size, next record %d ms after the first", e, b.nextSize(), u, b.gap())
 			if b.Codec != batch.CodecNone {
-				b.Evidence = fmt.Sprintf("estimate %d B (ratio %.3f) + next record %d B = %d B > batch.size", est(b.Codec, b.Uncompressed, b.ratio[1]), b.ratio[1], b.nextSize(), u)
+				b.Evidence = fmt.Sprintf("estimate %d B (ratio <= %.3f) + next record %d B = %d B > batch.size", e, b.ratio[1], b.nextSize(), u)
 			}
 			ub := int64(b.FirstUB)
 			if ub > blo && (bhi < 0 || ub > bhi || ub-blo > bhi-ub) {
 				b.Cut = CutLargeRecord
 				b.Evidence = fmt.Sprintf("first record alone needs a %d B buffer, above batch.size; ", ub) + b.Evidence
 			}
-			if ambiguous != "" {
-				b.Evidence += "; " + ambiguous
-			}
-		case b.next != nil && (b.gap() >= llo || !multi):
-			b.Cut = CutLinger
-			b.Evidence = fmt.Sprintf("records span %d ms, next record %d ms after the first (linger.ms in [%d, %s])", b.span(), b.gap(), llo, bound(lhi))
-			if ambiguous != "" {
-				b.Evidence += "; " + ambiguous
-			}
-		case b.next != nil && multi:
-			b.Cut = CutDrain
-			b.Evidence = fmt.Sprintf("next record fitted and came %d ms after the first, before linger.ms >= %d: taken with another partition's ready batch", b.gap(), llo)
-		case b.next != nil:
-			b.Cut = CutFlush
-			b.Evidence = fmt.Sprintf("next record fitted and came %d ms after the first, before linger.ms >= %d: flush()", b.gap(), llo)
-		default:
-			tail := tEnd - b.FirstTs
-			// Linger cut it only if linger.ms <= tail; it holds records
-			// up to span, so with tail == span that is one exact value.
-			if tail < llo || tail == b.span() && tail != lhi || (tail < likelyL && (lhi < 0 || tail < lhi)) {
-				b.Cut = CutFlush
-				b.Evidence = fmt.Sprintf("last batch; the producer's last record came %d ms after its first, before linger.ms: close()/flush()", tail)
+		case CutLinger:
+			lingerN++
+			if b.succ != nil {
+				b.Evidence = fmt.Sprintf("records span %d ms, next record %d ms after the first: linger.ms%s expired between", b.span(), b.gap(), lText(chosen.L))
 			} else {
-				b.Cut = CutLinger
-				b.Evidence = fmt.Sprintf("last batch; %d ms passed to the producer's last record, linger.ms expired first", tail)
+				b.Evidence = fmt.Sprintf("last batch; linger.ms%s expired by the producer's last record, %d ms after its first", lText(chosen.L), tEnd-b.FirstTs)
 			}
+		case CutDrain:
+			b.Evidence = fmt.Sprintf("taken %d ms or more after its first record, before linger.ms%s, when another partition's batch was ready", b.span(), lText(chosen.L))
+		case CutFlush:
+			b.Evidence = fmt.Sprintf("open when the producer's last record came (%d ms after its first, linger.ms%s): close()/flush()", tEnd-b.FirstTs, lText(chosen.L))
+		default:
+			b.Cut = CutUnknown
+			b.Evidence = "no replay of the sender explains this batch"
+		}
+		if ambiguous != "" && (b.Cut == CutSize || b.Cut == CutLinger) {
+			b.Evidence += "; " + fmt.Sprintf(ambiguous, lText(chosen.L))
 		}
 	}
 	if sizeN > 0 || blo > 1 {
 		iv := &Interval{Min: blo, Max: bhi, Batches: sizeN, Confidence: Low}
 		iv.Likely, _ = firstRound(blo, bhi, roundSize)
+		_, n := 0, 0
+		for _, c := range runs[0].cuts {
+			if c == CutSize {
+				n++
+			}
+		}
 		switch {
-		case sizeN >= 3 && bhi >= 0 && bhi-blo < 256:
+		case n >= 3 && bhi >= 0 && bhi-blo < 256:
 			iv.Confidence = High
-		case sizeN >= 1:
+		case n >= 1:
 			iv.Confidence = Medium
 		}
 		iv.Evidence = fmt.Sprintf("batch at offset %s holds %d B", offsetOf(bloFrom), blo)
 		if bhiFrom != nil {
 			iv.Evidence += fmt.Sprintf("; batch at offset %d could not take its next record (%d B needed)", bhiFrom.BaseOffset, bhi+1)
 		} else {
-			iv.Evidence += "; no batch cut by size: not enough evidence for an upper bound"
+			iv.Evidence += "; fewer than two batches certainly cut by size: not enough evidence for an upper bound"
 		}
 		if codec != batch.CodecNone {
-			iv.Evidence += "; compressed: bounds use the producer's ratio estimate"
-		}
-		if ambiguous != "" {
-			iv.Confidence = Low
+			iv.Evidence += "; compressed: bounds use the producer's ratio estimates"
 		}
 		s.BatchSize = iv
 	}
-	if lingerN > 0 || llo > 0 {
-		iv := &Interval{Min: llo, Max: lhi, Likely: likelyL, Batches: lingerN, Confidence: Low}
-		if lingerN >= 3 && lhi >= 0 && lhi-llo <= 5 {
+	if !(unboundedL && lmin == 0) {
+		iv := &Interval{Min: lmin, Max: lmax, Likely: likelyL, Batches: lingerN, Confidence: Low}
+		if unboundedL {
+			iv.Max = unbounded
+		}
+		switch {
+		case best > 0:
+		case lingerN >= 3 && !unboundedL && lmax-lmin <= 5 && ambiguous == "":
 			iv.Confidence = High
-		} else if lingerN >= 1 {
+		case ambiguous == "":
 			iv.Confidence = Medium
 		}
-		if ambiguous != "" {
-			iv.Confidence = Low
-		}
-		iv.Evidence = fmt.Sprintf("batches not cut by size span up to %d ms", llo)
-		if lhi >= 0 {
-			iv.Evidence += fmt.Sprintf("; %d batch(es) cut by linger, the shortest wait for the next record %d ms", lingerN, lhi)
-		} else {
-			iv.Evidence += "; no batch cut by linger: not enough evidence for an upper bound"
+		iv.Evidence = fmt.Sprintf("replaying the sender, linger.ms from %d to %s fits the log", lmin, bound(iv.Max))
+		if best > 0 {
+			iv.Evidence += fmt.Sprintf(" with %d batch(es) it cannot explain (a busy or cold sender: records after linger.ms)", best)
 		}
 		s.LingerMs = iv
 	}
@@ -576,4 +586,29 @@ func partitioner(p *Producer, byPart map[int32][]*Batch, topicPartitions int) st
 		}
 	}
 	return "sticky"
+}
+
+// linkSticky: with a sticky partitioner the record after a batch's last may
+// have gone to another partition (the switch happens on the append that
+// does not fit). A batch's successor is the earliest batch, in any
+// partition, that starts at or after its last record; its own partition's
+// next batch wins ties.
+func linkSticky(byPart map[int32][]*Batch) {
+	for p, bs := range byPart {
+		for _, b := range bs {
+			for q, other := range byPart {
+				if q == p {
+					continue
+				}
+				i := sort.Search(len(other), func(i int) bool { return other[i].FirstTs >= b.LastTs })
+				if i == len(other) {
+					continue
+				}
+				c := other[i]
+				if b.succ == nil || c.FirstTs < b.succ.FirstTs {
+					b.succ = c
+				}
+			}
+		}
+	}
 }

@@ -43,6 +43,7 @@ type Batch struct {
 	LastTs       int64 // the last record's timestamp
 	Uncompressed int   // Σ record sizes as the producer counted them
 	LastSize     int   // size of the last record
+	MaxStep      int64 // the longest wait between two consecutive records of the batch
 	FirstUB      int   // upper-bound batch size of the first record (its buffer, if above batch.size)
 	KeysAgree    int   // records whose key hashes (murmur2) to this partition
 	KeysDisagree int
@@ -53,7 +54,12 @@ type Batch struct {
 
 	first sample // the first record, to size it as the next record of the previous batch
 	next  *Batch // the next batch of the same producer in this partition
+	// succ is the batch whose first record was the producer's next record
+	// after b's last: next, or with a sticky partitioner possibly another
+	// partition's (the record that did not fit went there).
+	succ  *Batch
 	ratio [2]float32
+	idx   int
 }
 
 // sample is what it takes to size a record at another position.
@@ -63,16 +69,21 @@ type sample struct {
 	headers    []batch.RecordHeader
 }
 
-// nextSize is the size the next batch's first record would have had as
+// nextSize is the size the successor's first record would have had as
 // record number b.Records of b (DefaultRecord.sizeInBytes with its real
 // deltas).
 func (b *Batch) nextSize() int {
-	n := b.next.first
+	n := b.succ.first
 	return batch.RecordSizeInBytes(int32(b.Records), n.ts-b.FirstTs, n.key, n.value, n.headers)
 }
 
 // gap is the time from b's first record to the next batch's first record.
-func (b *Batch) gap() int64 { return b.next.first.ts - b.FirstTs }
+func (b *Batch) gap() int64 { return b.succ.first.ts - b.FirstTs }
+
+// prompt: the next record came no later after b's last than b's records
+// came after each other (at least 1 ms of slack). A size cut whose next
+// record was not prompt may as well have been an explicit flush().
+func (b *Batch) prompt() bool { return b.succ.first.ts-b.LastTs <= max(1, b.MaxStep) }
 
 // span is the time b's records cover.
 func (b *Batch) span() int64 { return b.LastTs - b.FirstTs }
@@ -122,6 +133,9 @@ func readPartition(p *segment.Partition, numPartitions int, partitionFor func([]
 					break
 				}
 				ts := b.FirstTs + rec.TimestampDelta
+				if i > 0 {
+					b.MaxStep = max(b.MaxStep, ts-b.LastTs)
+				}
 				b.Uncompressed += rec.Size
 				b.LastSize = rec.Size
 				b.LastTs = ts
