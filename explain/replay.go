@@ -61,8 +61,10 @@ func replay(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string
 				continue
 			}
 			b := bs[cur[p]]
-			if b.FirstTs > T {
-				continue // not started: not in the deque yet
+			if b.FirstTs > T || b.FirstTs == T && b.LastTs > T && p != k {
+				// not started: not in the deque yet (in the event's
+				// millisecond it may have started just after the drain)
+				continue
 			}
 			d, why := own(b)
 			if d != T {
