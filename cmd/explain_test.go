@@ -1,0 +1,69 @@
+package cmd
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// produce --json gives each batch the model's cut; explain --json on the
+// written log names the same cuts and a batch.size interval holding 1024.
+func TestExplainAgainstProduceJSON(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	stdout, stderr, code := runKseg(t, "produce", "--json", "--out", out, "--batch-size", "1024", "--linger-ms", "1000", "--records", "100")
+	if code != 0 {
+		t.Fatalf("produce: %d %s", code, stderr)
+	}
+	type line struct {
+		Type       string `json:"type"`
+		Partition  int    `json:"partition"`
+		BaseOffset int64  `json:"base_offset"`
+		Records    int    `json:"records"`
+		Cut        string `json:"cut"`
+		Settings   *struct {
+			BatchSize *struct {
+				Min int64  `json:"min"`
+				Max *int64 `json:"max"`
+			} `json:"batch_size"`
+			LingerMs    json.RawMessage `json:"linger_ms"`
+			Partitioner *string         `json:"partitioner"`
+		} `json:"settings"`
+	}
+	parse := func(s string) []line {
+		var ls []line
+		for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+			var x line
+			if err := json.Unmarshal([]byte(l), &x); err != nil {
+				t.Fatalf("%q: %v", l, err)
+			}
+			ls = append(ls, x)
+		}
+		return ls
+	}
+	truth := parse(stdout)
+	if len(truth) != 13 || truth[0].Cut != "size" || truth[12].Cut != "flush" || truth[12].Records != 4 {
+		t.Fatalf("produce --json: %s", stdout)
+	}
+	stdout, stderr, code = runKseg(t, "explain", "--json", out)
+	if code != 0 {
+		t.Fatalf("explain: %d %s", code, stderr)
+	}
+	got := parse(stdout)
+	if len(got) != 14 {
+		t.Fatalf("explain --json: %d lines\n%s", len(got), stdout)
+	}
+	for i, tb := range truth {
+		if g := got[i]; g.Type != "batch" || g.BaseOffset != tb.BaseOffset || g.Cut != tb.Cut {
+			t.Errorf("batch %d: explain %+v, model %+v", i, g, tb)
+		}
+	}
+	p := got[13]
+	if p.Type != "partition" || p.Settings == nil || p.Settings.BatchSize == nil || p.Settings.BatchSize.Max == nil ||
+		p.Settings.BatchSize.Min > 1024 || *p.Settings.BatchSize.Max < 1024 {
+		t.Errorf("partition line: %s", stdout)
+	}
+	if p.Settings != nil && (p.Settings.Partitioner == nil || *p.Settings.Partitioner != "unknown") {
+		t.Errorf("one partition, no keys: want partitioner \"unknown\" (the issue's word for undecided): %s", stdout)
+	}
+}
