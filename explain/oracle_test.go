@@ -1,7 +1,11 @@
 package explain
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/kseg/kseg/segment"
@@ -75,4 +79,88 @@ func TestJavaFixtures(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestExplainOracle: the logs of oracle/explain-oracle.sh, written by the
+// Java producer with the settings in cases.tsv. Every inferred interval
+// contains the true value (or the log gives none), sync and compression
+// are named right, and the partitioner where the log decides it.
+func TestExplainOracle(t *testing.T) {
+	root := filepath.Join("..", "testdata", "explain-oracle")
+	data, err := os.ReadFile(filepath.Join(root, "cases.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 11 {
+			t.Fatalf("cases.tsv: %q", line)
+		}
+		n++
+		name, keyed, codec, sync := f[0], f[2] == "true", f[5], f[6] == "true"
+		parts, _ := strconv.Atoi(f[1])
+		bs, _ := strconv.ParseInt(f[3], 10, 64)
+		linger, _ := strconv.ParseInt(f[4], 10, 64)
+		ps, err := segment.Partitions([]string{filepath.Join(root, name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Producers) != 1 {
+			t.Errorf("%s: %d producers", name, len(res.Producers))
+			continue
+		}
+		s := res.Producers[0].Settings
+		ivText := func(iv *Interval) string {
+			if iv == nil {
+				return "n.e."
+			}
+			return fmt.Sprintf("[%d,%s]", iv.Min, bound(iv.Max))
+		}
+		contains := func(iv *Interval, v int64) bool { return iv == nil || v >= iv.Min && (iv.Max < 0 || v <= iv.Max) }
+		if !contains(s.BatchSize, bs) {
+			t.Errorf("%s: batch.size %s misses %d", name, ivText(s.BatchSize), bs)
+		}
+		if !contains(s.LingerMs, linger) {
+			t.Errorf("%s: linger.ms %s misses %d", name, ivText(s.LingerMs), linger)
+		}
+		if got := s.Sync != nil && *s.Sync; got != sync {
+			t.Errorf("%s: sync %v, want %v", name, got, sync)
+		}
+		if s.Compression != codec {
+			t.Errorf("%s: compression %q, want %q", name, s.Compression, codec)
+		}
+		want := "unknown"
+		switch {
+		case keyed && parts > 1:
+			want = "keyed"
+		case parts > 1:
+			want = "sticky"
+		}
+		if s.Partitioner != want {
+			t.Errorf("%s: partitioner %q, want %q", name, s.Partitioner, want)
+		}
+		t.Logf("| %s | %d | %v | %d | %d | %s | %v | %s | %s | %s | %s |", name, parts, keyed, bs, linger, codec, sync,
+			ivText(s.BatchSize), ivText(s.LingerMs), s.Partitioner, cutsLine(res.Producers[0].Cuts))
+	}
+	if n < 20 {
+		t.Errorf("%d cases, want at least 20", n)
+	}
+}
+
+func cutsLine(c map[string]int) string {
+	var out []string
+	for _, k := range Cuts {
+		if c[k] > 0 {
+			out = append(out, fmt.Sprintf("%s %d", k, c[k]))
+		}
+	}
+	return strings.Join(out, ", ")
 }
