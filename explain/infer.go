@@ -437,11 +437,10 @@ func (p *Producer) infer(topicPartitions int) {
 		}
 		s.BatchSize = iv
 	}
-	if !(unboundedL && lmin == 0) {
-		// A real sender drains a little after the window closes (its
-		// wakeup, and a first record stamped a millisecond before its
-		// batch was created), so spans may exceed linger.ms by that much.
-		lo := max(0, lmin-senderSlackMs)
+	// A real sender drains a little after the window closes (its wakeup,
+	// and a first record stamped a millisecond before its batch was
+	// created), so spans may exceed linger.ms by that much.
+	if lo := max(0, lmin-senderSlackMs); !(unboundedL && lo == 0) {
 		if _, ok := firstRound(lmin, lmax, roundLinger); !ok && lo < lmin {
 			if r, ok := firstRound(lo, lmin-1, roundLinger); ok {
 				likelyL = r
