@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/kseg/kseg/explain"
@@ -34,7 +36,7 @@ its send interval writes the same log.
 Exit status: 0 ok, 2 usage, 3 unreadable input.`
 
 func newExplainCmd() *cobra.Command {
-	var asJSON, batches bool
+	var asJSON, batches, advise bool
 	c := &cobra.Command{
 		Use:     "explain PATH...",
 		Short:   "Infer each batch's cut reason and the producer settings that made a log",
@@ -53,11 +55,22 @@ func newExplainCmd() *cobra.Command {
 			if asJSON {
 				return report.ExplainJSON(c.OutOrStdout(), res)
 			}
-			return report.ExplainText(c.OutOrStdout(), res, batches)
+			if err := report.ExplainText(c.OutOrStdout(), res, batches); err != nil || !advise {
+				return err
+			}
+			advice := make([]*explain.Advice, len(res.Producers))
+			for i, p := range res.Producers {
+				if advice[i], err = p.Advise(); err != nil {
+					return withCode(ExitInternal, fmt.Errorf("advice for %s producer %d: %w", p.Topic, p.ProducerID, err))
+				}
+			}
+			fmt.Fprintln(c.OutOrStdout())
+			return report.ExplainAdvice(c.OutOrStdout(), res, advice)
 		},
 	}
 	fs := c.Flags()
 	fs.BoolVar(&asJSON, "json", false, "NDJSON: one object per batch, then one per partition and producer")
 	fs.BoolVar(&batches, "batches", false, "list every batch with its cut and evidence")
+	fs.BoolVar(&advise, "advice", false, "run the reference producer on the log's workload at the inferred settings and with the setting behind the dominant cut changed")
 	return c
 }

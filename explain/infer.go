@@ -50,7 +50,9 @@ type Producer struct {
 	Settings   Settings
 	Cuts       map[string]int
 	Batches    []*Batch // per partition, in offset order
-	Notes      []string
+	// TopicPartitions is the topic's partition count as explain saw it
+	// (one more than the highest partition given).
+	TopicPartitions int
 }
 
 // PartitionSummary is one (partition, producer) with its cut counts.
@@ -109,6 +111,7 @@ func Run(parts []segment.Partition) (*Result, error) {
 	}
 	for _, k := range order {
 		g := groups[k]
+		g.TopicPartitions = nParts[k.topic]
 		g.infer(nParts[k.topic])
 		res.Producers = append(res.Producers, g)
 	}

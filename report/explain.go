@@ -201,3 +201,22 @@ func cutsText(cuts map[string]int) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// ExplainAdvice writes, per producer with advice, what the reference
+// producer predicts at the inferred settings and under the changed one.
+func ExplainAdvice(w io.Writer, res *explain.Result, advice []*explain.Advice) error {
+	bw := bufio.NewWriter(w)
+	for i, p := range res.Producers {
+		a := advice[i]
+		if a == nil {
+			continue
+		}
+		fill := ""
+		if a.Fill > 0 {
+			fill = fmt.Sprintf(" at %.0f%% of batch.size on average", 100*a.Fill)
+		}
+		fmt.Fprintf(bw, "advice for %s producer %s: %.0f%% of batches cut by %s%s; the reference producer writes %d batches at the inferred settings (the log has %d); with %s it predicts %d batches.\n",
+			p.Topic, explainPID(p.ProducerID), 100*a.Share, a.Dominant, fill, a.BaseCount, a.LogBatches, a.Change, a.NewCount)
+	}
+	return bw.Flush()
+}
