@@ -67,3 +67,30 @@ func TestExplainAgainstProduceJSON(t *testing.T) {
 		t.Errorf("one partition, no keys: want partitioner \"unknown\" (the issue's word for undecided): %s", stdout)
 	}
 }
+
+// produce --like takes explain's settings: on a log the model wrote with
+// 1024/1000 it writes the same layout, and a flag given on top wins.
+func TestProduceLike(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "src")
+	if _, stderr, code := runKseg(t, "produce", "--out", src, "--batch-size", "1024", "--linger-ms", "1000", "--records", "100", "--compression", "lz4"); code != 0 {
+		t.Fatal(stderr)
+	}
+	stdout, stderr, code := runKseg(t, "produce", "--like", src, "--out", filepath.Join(root, "like"))
+	if code != 0 {
+		t.Errorf("--like: code %d %q %s", code, stdout, stderr)
+	}
+	src2 := filepath.Join(root, "like")
+	stdout2, _, _ := runKseg(t, "count", src)
+	stdout3, _, _ := runKseg(t, "count", src2)
+	if stdout2 != stdout3 {
+		t.Errorf("layouts differ:\n%s%s", stdout2, stdout3)
+	}
+	stdout, stderr, code = runKseg(t, "produce", "--like", src, "--batch-size", "16384", "--out", filepath.Join(root, "big"))
+	if code != 0 || !strings.Contains(stdout, "1 batches, 100 records") {
+		t.Errorf("--like with --batch-size: code %d %q %s", code, stdout, stderr)
+	}
+	if _, _, code := runKseg(t, "produce", "--like", filepath.Join(root, "nothing"), "--out", filepath.Join(root, "x")); code != ExitBadInput {
+		t.Errorf("--like on a missing path: code %d, want %d", code, ExitBadInput)
+	}
+}
