@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -92,5 +93,40 @@ func TestProduceLike(t *testing.T) {
 	}
 	if _, _, code := runKseg(t, "produce", "--like", filepath.Join(root, "nothing"), "--out", filepath.Join(root, "x")); code != ExitBadInput {
 		t.Errorf("--like on a missing path: code %d, want %d", code, ExitBadInput)
+	}
+}
+
+// report --explain colours every size point by its cut and shows the
+// inferred settings; without it the page has neither.
+func TestReportExplain(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "src")
+	if _, stderr, code := runKseg(t, "produce", "--out", src, "--batch-size", "1024", "--linger-ms", "1000", "--records", "100"); code != 0 {
+		t.Fatal(stderr)
+	}
+	page := filepath.Join(root, "r.html")
+	if _, stderr, code := runKseg(t, "report", "--explain", "-q", "--out", page, src); code != 0 {
+		t.Fatal(stderr)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if n := strings.Count(s, `data-cut="size"`); n != 2*12 { // 12 size cuts, on the size and time charts
+		t.Errorf("%d points marked size, want 24", n)
+	}
+	if n := strings.Count(s, `data-cut="flush"`); n != 2 {
+		t.Errorf("%d points marked flush, want 2", n)
+	}
+	if !strings.Contains(s, `<table class="settings">`) || !strings.Contains(s, "933..1041 B") {
+		t.Errorf("no settings table with the batch.size interval")
+	}
+	plain := filepath.Join(root, "p.html")
+	if _, stderr, code := runKseg(t, "report", "-q", "--out", plain, src); code != 0 {
+		t.Fatal(stderr)
+	}
+	if b, _ := os.ReadFile(plain); strings.Contains(string(b), "data-cut") || strings.Contains(string(b), "settings") {
+		t.Errorf("report without --explain shows cuts")
 	}
 }

@@ -220,3 +220,16 @@ func ExplainAdvice(w io.Writer, res *explain.Result, advice []*explain.Advice) e
 	}
 	return bw.Flush()
 }
+
+// intervalShort is an interval without its evidence, for tables.
+func intervalShort(iv *explain.Interval, unit string) string {
+	switch {
+	case iv == nil:
+		return "not enough evidence"
+	case iv.Max < 0:
+		return fmt.Sprintf(">= %d %s (%s)", iv.Min, unit, iv.Confidence)
+	case iv.Min == iv.Max:
+		return fmt.Sprintf("%d %s (%s)", iv.Min, unit, iv.Confidence)
+	}
+	return fmt.Sprintf("%d..%d %s, likely %d (%s)", iv.Min, iv.Max, unit, iv.Likely, iv.Confidence)
+}
