@@ -2,6 +2,7 @@ package explain
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -61,7 +62,7 @@ func replay(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string
 				continue
 			}
 			b := bs[cur[p]]
-			if b.FirstTs > T || b.FirstTs == T && b.LastTs > T && p != k {
+			if p != k && (b.FirstTs > T || b.FirstTs == T && b.LastTs > T) {
 				// not started: not in the deque yet (in the event's
 				// millisecond it may have started just after the drain)
 				continue
@@ -109,16 +110,27 @@ func lingerCandidates(data []*Batch, tEnd int64) []int64 {
 		out = append(out, x)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	if len(out) > 800 {
-		// keep every value up to 100 and an even spread of the rest
-		var thin []int64
-		step := float64(len(out)-101) / 700
-		for i, x := range out {
-			if x <= 100 || i == len(out)-1 || int(float64(i-101)/step) != int(float64(i-102)/step) {
-				thin = append(thin, x)
+	// Each candidate is one replay over every batch: keep the work near
+	// 4 million batch steps on large logs.
+	budget := 800
+	if n := len(data); n > 5000 {
+		budget = max(60, 4000000/n)
+	}
+	if len(out) > budget {
+		small := int64(min(100, budget/3))
+		var keep, rest []int64
+		for _, x := range out {
+			if x <= small {
+				keep = append(keep, x)
+			} else {
+				rest = append(rest, x)
 			}
 		}
-		out = thin
+		room := budget - len(keep)
+		for i := 0; i < room; i++ {
+			keep = append(keep, rest[i*(len(rest)-1)/max(1, room-1)])
+		}
+		out = slices.Compact(keep)
 	}
 	return out
 }
