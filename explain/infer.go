@@ -429,9 +429,13 @@ func (p *Producer) infer(topicPartitions int) {
 		case n >= 1:
 			iv.Confidence = Medium
 		}
-		iv.Evidence = fmt.Sprintf("batch at offset %s holds %d B", offsetOf(bloFrom), blo)
+		if bloFrom != nil {
+			iv.Evidence = fmt.Sprintf("batch %s holds %d B", where(bloFrom), blo)
+		} else {
+			iv.Evidence = "no batch of two or more records bounds it from below"
+		}
 		if bhiFrom != nil {
-			iv.Evidence += fmt.Sprintf("; batch at offset %d could not take its next record (%d B needed)", bhiFrom.BaseOffset, bhi+1)
+			iv.Evidence += fmt.Sprintf("; batch %s could not take its next record (%d B needed)", where(bhiFrom), bhi+1)
 		} else {
 			iv.Evidence += "; fewer than two batches certainly cut by size: not enough evidence for an upper bound"
 		}
@@ -482,12 +486,8 @@ func bound(x int64) string {
 	return fmt.Sprint(x)
 }
 
-func offsetOf(b *Batch) string {
-	if b == nil {
-		return "-"
-	}
-	return fmt.Sprint(b.BaseOffset)
-}
+// where names a batch: topic-partition@base offset.
+func where(b *Batch) string { return fmt.Sprintf("%s-%d@%d", b.Topic, b.Partition, b.BaseOffset) }
 
 // estimateRatios replays CompressionRatioEstimator over the batches in the
 // order they were probably closed (by last record time) and gives each
