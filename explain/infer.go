@@ -152,6 +152,21 @@ func roundSize(x int64) bool {
 	return x > 0 && (x%1000 == 0 || x%1024 == 0 || x&(x-1) == 0)
 }
 
+// likelySize is the value people set in [lo, hi]: a power of two, else a
+// multiple of 1024, else of 1000, else lo.
+func likelySize(lo, hi int64) int64 {
+	for _, round := range []func(int64) bool{
+		func(x int64) bool { return x > 0 && x&(x-1) == 0 },
+		func(x int64) bool { return x > 0 && x%1024 == 0 },
+		func(x int64) bool { return x > 0 && x%1000 == 0 },
+	} {
+		if v, ok := firstRound(lo, hi, round); ok {
+			return v
+		}
+	}
+	return lo
+}
+
 func roundLinger(x int64) bool { return x >= 0 && (x <= 2 || x%5 == 0) }
 
 // firstRound is the smallest round value in [lo, hi] (hi < 0: unbounded,
@@ -416,13 +431,8 @@ func (p *Producer) infer(topicPartitions int) {
 	}
 	if sizeN > 0 || blo > 1 {
 		iv := &Interval{Min: blo, Max: bhi, Batches: sizeN, Confidence: Low}
-		iv.Likely, _ = firstRound(blo, bhi, roundSize)
-		_, n := 0, 0
-		for _, c := range runs[0].cuts {
-			if c == CutSize {
-				n++
-			}
-		}
+		iv.Likely = likelySize(blo, bhi)
+		n := promptN // size cuts every fitting story agrees on
 		switch {
 		case n >= 3 && bhi >= 0 && bhi-blo < 256:
 			iv.Confidence = High
