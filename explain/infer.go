@@ -245,15 +245,18 @@ func (p *Producer) infer(topicPartitions int) {
 		s.Sync = &t
 		minGap := int64(unbounded)
 		for _, b := range data {
-			b.Cut = CutSync
-			b.Evidence = "one record per batch and every record sent after the previous one's batch: send().get()"
 			if b.succ != nil && (minGap < 0 || b.gap() < minGap) {
 				minGap = b.gap()
 			}
 		}
-		if minGap >= 0 {
-			s.LingerMs = &Interval{Min: 0, Max: minGap, Likely: 0, Confidence: Low, Batches: len(data),
-				Evidence: fmt.Sprintf("a sync send waits linger.ms, so linger.ms <= the shortest gap between sends (%d ms)", minGap)}
+		for _, b := range data {
+			b.Cut = CutSync
+			b.Evidence = "one record per batch, each sent after the previous one's batch: send().get()"
+			if minGap >= 0 {
+				// Not an interval: a record above batch.size, sent while
+				// its predecessor lingered, writes the same log.
+				b.Evidence += fmt.Sprintf(" (so linger.ms <= %d ms); or linger.ms below the send interval, or records above batch.size", minGap)
+			}
 		}
 		p.count()
 		return
