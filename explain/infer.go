@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/kseg/kseg/batch"
 	"github.com/kseg/kseg/producer"
@@ -192,6 +193,15 @@ const senderSlackMs = 3
 
 // infer sets every batch's cut and the producer's settings.
 func (p *Producer) infer(topicPartitions int) {
+	if strings.HasPrefix(p.Topic, "__") {
+		// __consumer_offsets, __transaction_state, __cluster_metadata: the
+		// broker writes them; there is no producer batching to explain.
+		for _, b := range p.Batches {
+			b.Cut, b.Evidence = CutUnknown, "internal topic: written by the broker, not by a producer"
+		}
+		p.count()
+		return
+	}
 	byPart := map[int32][]*Batch{}
 	var data []*Batch
 	codecs := map[batch.Codec]bool{}
