@@ -368,9 +368,13 @@ func (p *Producer) infer(topicPartitions int) {
 	chosen := runs[len(runs)-1] // the most size cuts
 	ambiguous := ""
 	if runs[0].sizeN != chosen.sizeN {
-		bhiBig, _, _ := bhiOf(chosen.cuts, false)
+		// Size cuts are evidence when several agree on one batch.size
+		// window that holds a value people set; one alone may as well be
+		// a flush() or a linger cut.
+		bhiBig, _, bigN := bhiOf(chosen.cuts, false)
 		_, sRound := firstRound(blo, bhiBig, roundSize)
-		if !sRound {
+		if !sRound || bigN < 2 {
+			chosen = runs[0]
 			for _, r := range runs {
 				if roundLinger(r.L) {
 					chosen = r
