@@ -135,9 +135,10 @@ func (f *produceFlags) config(fs *pflag.FlagSet) (producer.Config, error) {
 func newProduceCmd() *cobra.Command {
 	var (
 		out, workload string
-		force         bool
+		force, asJSON bool
 		f             produceFlags
 	)
+	var like string
 	cmd := &cobra.Command{
 		Use:   "produce --out DIR [flags]",
 		Short: "Write a Kafka log directory with the reference producer",
@@ -150,16 +151,30 @@ func newProduceCmd() *cobra.Command {
 			if out == "" {
 				return withCode(ExitUsage, errors.New("--out DIR is required"))
 			}
+			if workload != "" && like != "" {
+				return withCode(ExitUsage, errors.New("--like and --workload cannot be combined"))
+			}
 			if workload != "" {
 				return runWorkload(cmd, workload, out, force)
 			}
 			cfg, err := f.config(cmd.Flags())
+			if like != "" {
+				cfg, err = likeConfig(cmd, like)
+			} else if err != nil {
+				err = withCode(ExitUsage, err)
+			}
 			if err != nil {
-				return withCode(ExitUsage, err)
+				return err
 			}
 			res, err := producer.Run(cfg, out, force)
 			if err != nil {
 				return produceErr(err)
+			}
+			if asJSON {
+				if len(cfg.Inject) > 0 {
+					return withCode(ExitUsage, errors.New("--json gives the model's batches; it cannot be combined with --inject"))
+				}
+				return report.ProduceJSON(cmd.OutOrStdout(), cfg.Topic, res)
 			}
 			report.ProduceCounts(cmd.OutOrStdout(), cfg.Topic, res)
 			return nil
@@ -170,6 +185,8 @@ func newProduceCmd() *cobra.Command {
 	fs.StringVarP(&out, "out", "o", "", "output directory (must not exist or be empty)")
 	fs.BoolVar(&force, "force", false, "replace a non-empty output directory")
 	fs.StringVar(&workload, "workload", "", "JSON file with settings, runs and sweeps")
+	fs.StringVar(&like, "like", "", "take settings and workload from a log: what kseg explain infers from PATH (flags given override)")
+	fs.BoolVar(&asJSON, "json", false, "print each written batch with the model's reason for its cut (NDJSON) instead of the counts")
 	addProduceFlags(fs, &f)
 	return cmd
 }

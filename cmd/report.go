@@ -39,6 +39,7 @@ type reportFlags struct {
 	batchSize  int
 	noAudit    bool
 	quiet      bool
+	explain    bool
 }
 
 func newReportCmd() *cobra.Command {
@@ -59,6 +60,7 @@ func newReportCmd() *cobra.Command {
 	fs.StringVar(&f.title, "title", "", "page title (default: the run names)")
 	fs.BoolVar(&f.noAudit, "no-audit", false, "skip the producer audit (no findings marked)")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
+	fs.BoolVar(&f.explain, "explain", false, "colour each batch's point by its cut reason and show the inferred producer settings (kseg explain)")
 	return c
 }
 
@@ -82,7 +84,7 @@ func runReport(c *cobra.Command, f *reportFlags, args []string) error {
 		return withCode(ExitBadInput, err)
 	}
 	prog := report.NewProgress(c.ErrOrStderr(), showProgress(c, f.quiet, false), "report", 2*report.TotalBytes(runs))
-	err = report.Collect(runs, report.CollectOptions{Audit: !f.noAudit, Progress: prog})
+	err = report.Collect(runs, report.CollectOptions{Audit: !f.noAudit, Explain: f.explain, Progress: prog})
 	prog.Done()
 	if err != nil {
 		return withCode(ExitBadInput, err)

@@ -18,6 +18,8 @@ type Result struct {
 	TopicID    string
 	Partitions []PartitionStats
 	Faults     []InjectedFault
+	// Batches is every batch in drain order with the model's cut reason.
+	Batches []BatchCut
 }
 
 // topicID derives the topic's Uuid from the seed and topic name, so that
@@ -89,6 +91,15 @@ func Write(cfg Config, dir string) (*Result, error) {
 	}
 	inj := newInjector(cfg.Inject, writers)
 	s := newSim(&cfg, inj.append)
+	next := make([]int64, cfg.Partitions)
+	hook := s.onDrain
+	s.onDrain = func(d DrainedBatch) {
+		res.Batches = append(res.Batches, BatchCut{Partition: d.Partition, BaseOffset: next[d.Partition], Records: d.Records, Bytes: d.Bytes, Cut: d.Cut})
+		next[d.Partition] += int64(d.Records)
+		if hook != nil {
+			hook(d)
+		}
+	}
 	if err := s.run(); err != nil {
 		return fail(err)
 	}

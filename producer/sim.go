@@ -47,6 +47,8 @@ type DrainedBatch struct {
 	EstimateAt float32
 	Created    int64 // creation order of the batch over the run
 	Stick      int64 // sticky-partition period the batch was created in (-1 keyed)
+	// Cut is why the batch stopped taking records (a Cut* constant).
+	Cut string
 }
 
 // testDrainHook, when set by a test, sees every drained batch.
@@ -456,6 +458,7 @@ func (s *sim) drain(node int) ([]*pbatch, error) {
 // close assigns the producer state, builds the batch (ProducerBatch.close),
 // updates the compression estimate and hands the bytes to the broker.
 func (s *sim) close(pb *pbatch) (int, error) {
+	cut := s.cutReason(pb)
 	pb.closed = true
 	h := batch.Header{
 		PartitionLeaderEpoch: batch.NoLeaderEpoch,
@@ -480,7 +483,7 @@ func (s *sim) close(pb *pbatch) (int, error) {
 	}
 	if s.onDrain != nil {
 		s.onDrain(DrainedBatch{Partition: pb.part, Records: pb.b.NumRecords(), Bytes: n,
-			DrainedMs: s.now / 1e6, CreatedMs: pb.createdMs, BaseSeq: h.BaseSequence, EstimateAt: pb.ratio, Created: pb.created, Stick: pb.stick})
+			DrainedMs: s.now / 1e6, CreatedMs: pb.createdMs, BaseSeq: h.BaseSequence, EstimateAt: pb.ratio, Created: pb.created, Stick: pb.stick, Cut: cut})
 	}
 	// Requests arrive in send order, so the broker's append can run now
 	// with the arrival time as its clock.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kseg/kseg/audit"
 	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/explain"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -92,6 +93,11 @@ type PartitionData struct {
 	// Audit is the partition's audit; nil with AuditErr when it failed.
 	Audit    *audit.Result
 	AuditErr string
+	// Cuts is each batch's cut reason by base offset and Explained the
+	// producers writing to the partition, as kseg explain infers them
+	// (nil unless CollectOptions.Explain).
+	Cuts      map[int64]string
+	Explained []*explain.Producer
 }
 
 // Gap is the time between two consecutive batches.
@@ -170,6 +176,7 @@ func hasPartitionChild(dir string) bool {
 // CollectOptions tune Collect.
 type CollectOptions struct {
 	Audit    bool // run the producer audit of each partition
+	Explain  bool // infer each batch's cut and the producer settings (kseg explain)
 	Progress *Progress
 }
 
@@ -182,10 +189,20 @@ func Collect(runs []Run, opts CollectOptions) error {
 		if err != nil {
 			return err
 		}
+		var ex *explain.Result
+		if opts.Explain {
+			// over the whole run: drains and sticky switches cross partitions
+			if ex, err = explain.Run(parts); err != nil {
+				return err
+			}
+		}
 		for j := range parts {
 			pd, err := collectPartition(&parts[j], opts)
 			if err != nil {
 				return err
+			}
+			if ex != nil {
+				addExplained(pd, &parts[j], ex)
 			}
 			runs[i].Partitions = append(runs[i].Partitions, *pd)
 		}
@@ -286,4 +303,19 @@ func topGaps(gs []Gap, g Gap, n int) []Gap {
 		gs = gs[:n]
 	}
 	return gs
+}
+
+// addExplained gives pd the cuts and producers of its partition.
+func addExplained(pd *PartitionData, p *segment.Partition, ex *explain.Result) {
+	pd.Cuts = map[int64]string{}
+	for _, b := range ex.Batches {
+		if b.Topic == p.Topic && b.Partition == p.Partition {
+			pd.Cuts[b.BaseOffset] = b.Cut
+		}
+	}
+	for _, ps := range ex.Partitions {
+		if ps.Topic == p.Topic && ps.Partition == p.Partition {
+			pd.Explained = append(pd.Explained, ps.Producer)
+		}
+	}
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kseg/kseg/explain"
 )
 
 // HTMLOptions tune the HTML report.
@@ -61,7 +63,7 @@ func WriteHTML(w io.Writer, runs []Run, opt HTMLOptions) error {
 	e := html.EscapeString
 	fmt.Fprintf(&sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"+
 		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">"+
-		"<title>%s</title><style>%s</style></head><body>\n", e(title), css)
+		"<title>%s</title><style>%s%s</style></head><body>\n", e(title), css, explainCSS(runs))
 	fmt.Fprintf(&sb, "<h1>%s</h1>\n<p class=\"meta\">", e(title))
 	for i, r := range runs {
 		if i > 0 {
@@ -218,6 +220,7 @@ func partitionCell(sb *strings.Builder, run string, pd *PartitionData, opt HTMLO
 		fmt.Fprintf(sb, "<td class=n>%.3f</td>", s.Fill(opt.BatchSize))
 	}
 	fmt.Fprintf(sb, "<td class=n>%d</td><td>%s</td><td>%s</td><td>%s</td></tr></table>\n", s.ControlBatches, first, span, e(pidText(s.ProducerIDs)))
+	explainTable(sb, pd)
 	sb.WriteString("<div class=\"figs\">\n<div class=\"fig\">")
 	// 1. records per batch
 	bins := histogramBins(s.RecordsPerBatch)
@@ -339,4 +342,47 @@ func pidText(p []int64) string {
 		parts = append(parts, strconv.FormatInt(v, 10))
 	}
 	return strings.Join(parts, " ")
+}
+
+// explainCSS colours points by cut when any partition was explained.
+func explainCSS(runs []Run) string {
+	for _, r := range runs {
+		for _, pd := range r.Partitions {
+			if pd.Cuts != nil {
+				return cutCSS()
+			}
+		}
+	}
+	return ""
+}
+
+// explainTable is the inferred settings of the partition's producers and
+// its cut counts, the legend of the coloured points.
+func explainTable(sb *strings.Builder, pd *PartitionData) {
+	if pd.Cuts == nil {
+		return
+	}
+	e := html.EscapeString
+	counts := map[string]int{}
+	for _, c := range pd.Cuts {
+		counts[c]++
+	}
+	sb.WriteString("<table class=\"explain\"><tr><th>cut (point colour)</th><th>batches</th></tr>")
+	for _, c := range explain.Cuts {
+		if n := counts[c]; n > 0 {
+			fmt.Fprintf(sb, "<tr><td class=\"cut-%s\">&#9679; %s</td><td class=n>%d</td></tr>", c, c, n)
+		}
+	}
+	sb.WriteString("</table>\n<table class=\"settings\"><tr><th>producer</th><th>batch.size</th><th>linger.ms</th><th>compression</th><th>sync</th><th>partitioner</th><th>idempotence</th></tr>\n")
+	for _, p := range pd.Explained {
+		s := &p.Settings
+		comp := orNotEnough(s.Compression)
+		if s.Ratio > 0 {
+			comp += fmt.Sprintf(" (ratio %.3f)", s.Ratio)
+		}
+		fmt.Fprintf(sb, "<tr><td class=n>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+			e(explainPID(p.ProducerID)), e(intervalShort(s.BatchSize, "B")), e(intervalShort(s.LingerMs, "ms")), e(comp),
+			e(boolText(s.Sync)), e(orNotEnough(s.Partitioner)), e(boolText(s.Idempotence)))
+	}
+	sb.WriteString("</table>\n")
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -37,4 +38,25 @@ func Sweep(w io.Writer, runs []producer.SweepRun, results []*producer.Result) er
 		}
 	}
 	return tw.Flush()
+}
+
+// ProduceJSON writes one NDJSON line per written batch, in drain order, with
+// the model's own reason for its cut (the ground truth kseg explain is
+// tested against): {"type":"batch","topic","partition","base_offset",
+// "records","bytes","cut"}.
+func ProduceJSON(w io.Writer, topic string, res *producer.Result) error {
+	bw := bufio.NewWriter(w)
+	for _, b := range res.Batches {
+		var j jsonObj
+		j.str("type", "batch")
+		j.str("topic", topic)
+		j.int("partition", int64(b.Partition))
+		j.int("base_offset", b.BaseOffset)
+		j.int("records", int64(b.Records))
+		j.int("bytes", int64(b.Bytes))
+		j.str("cut", b.Cut)
+		bw.Write(j.done())
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
 }

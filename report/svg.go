@@ -10,6 +10,7 @@ import (
 
 	"github.com/kseg/kseg/audit"
 	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/explain"
 )
 
 // Chart geometry: every chart is drawn in this viewBox and scales to the
@@ -199,8 +200,8 @@ func SizeSVG(pd *PartitionData, batchSize int) string {
 			batchSize, padL, padL+plotW, f1(py), f1(py), padL+plotW-4, f1(py-4), batchSize)
 	}
 	for _, p := range pd.Points {
-		fmt.Fprintf(&sb, `<circle class="point" data-offset="%d" data-bytes="%d" cx="%s" cy="%s" r="3"/>`,
-			p.BaseOffset, p.Bytes, f1(x.at(float64(p.BaseOffset))), f1(y.at(float64(p.Bytes))))
+		fmt.Fprintf(&sb, `<circle class="point" data-offset="%d" data-bytes="%d"%s cx="%s" cy="%s" r="3"/>`,
+			p.BaseOffset, p.Bytes, cutAttr(pd, p), f1(x.at(float64(p.BaseOffset))), f1(y.at(float64(p.Bytes))))
 	}
 	sb.WriteString("</svg>")
 	return sb.String()
@@ -235,8 +236,8 @@ func TimeSVG(pd *PartitionData) string {
 	svgOpen(&sb, "time", pd.Name+" batches over time", x, y, intTicks(niceTicks(0, span, 6)), yt, "ms after first batch (max timestamp)", "records", nil)
 	for _, p := range pts {
 		rel := float64(p.MaxTimestamp) - t0
-		fmt.Fprintf(&sb, `<circle class="point" data-ts="%d" data-records="%d" cx="%s" cy="%s" r="3"/>`,
-			p.MaxTimestamp, p.Records, f1(x.at(rel)), f1(y.at(float64(p.Records))))
+		fmt.Fprintf(&sb, `<circle class="point" data-ts="%d" data-records="%d"%s cx="%s" cy="%s" r="3"/>`,
+			p.MaxTimestamp, p.Records, cutAttr(pd, p), f1(x.at(rel)), f1(y.at(float64(p.Records))))
 	}
 	sb.WriteString("</svg>")
 	return sb.String()
@@ -361,4 +362,31 @@ func codecRank(name string) int {
 		}
 	}
 	return 7
+}
+
+// cutAttr is a point's data-cut attribute when the report explains cuts.
+func cutAttr(pd *PartitionData, p BatchPoint) string {
+	if pd.Cuts == nil {
+		return ""
+	}
+	if c, ok := pd.Cuts[p.BaseOffset]; ok {
+		return ` data-cut="` + c + `"`
+	}
+	return ""
+}
+
+// cutColors colour the chart points by cut reason (Okabe-Ito).
+var cutColors = []struct{ cut, color string }{
+	{explain.CutSize, "#0072B2"}, {explain.CutLinger, "#E69F00"}, {explain.CutSync, "#009E73"},
+	{explain.CutDrain, "#CC79A7"}, {explain.CutFlush, "#000000"}, {explain.CutLargeRecord, "#D55E00"},
+	{explain.CutUnknown, "#999999"},
+}
+
+// cutCSS is added to the page when cuts are shown.
+func cutCSS() string {
+	var sb strings.Builder
+	for _, c := range cutColors {
+		fmt.Fprintf(&sb, "svg.chart circle.point[data-cut=%s]{fill:%s}.cut-%s{color:%s}", c.cut, c.color, c.cut, c.color)
+	}
+	return sb.String()
 }

@@ -1,0 +1,76 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kseg/kseg/explain"
+	"github.com/kseg/kseg/report"
+	"github.com/kseg/kseg/segment"
+)
+
+func init() { subcommands = append(subcommands, newExplainCmd) }
+
+const explainLong = `Explain why each batch was cut and which producer settings made the log.
+
+PATH is a segment file, a partition directory or a log directory. For each
+producer id (per topic) kseg infers, from batch sizes, record sizes and
+timestamps with the Java producer's sizing rules:
+  batch.size   an interval: a batch's bytes (lower bound) and, for batches
+               cut by size, its bytes plus the next record's (upper bound)
+  linger.ms    an interval: record spans (lower) and the wait for the next
+               record after a linger cut (upper), and a likely value
+  compression, the ratio estimate, idempotence/acks, sync sends, partitioner
+               (keyed when keys agree with murmur2(key) mod partitions)
+and for each batch the cut: size, linger, sync, drain (taken with another
+partition's ready batch), flush (close/flush), large-record, or unknown.
+"not enough evidence" (null in --json) when the log does not decide.
+
+The topic's partition count, for the key check, is one more than the
+highest partition given: name every partition of the topic.
+A producer whose batches all hold one record, never two in one
+millisecond, is named sync; an asynchronous producer with linger.ms below
+its send interval writes the same log.
+
+Exit status: 0 ok, 2 usage, 3 unreadable input.`
+
+func newExplainCmd() *cobra.Command {
+	var asJSON, batches, advise bool
+	c := &cobra.Command{
+		Use:     "explain PATH...",
+		Short:   "Infer each batch's cut reason and the producer settings that made a log",
+		Long:    explainLong,
+		Example: "  kseg explain testdata/segments/seed/u05-small-0\n  kseg explain --batches run/\n  kseg explain --json /var/lib/kafka/orders-0",
+		Args:    needPaths("explain needs at least one PATH (a segment file, partition directory or log directory)"),
+		RunE: func(c *cobra.Command, args []string) error {
+			parts, err := segment.Partitions(args)
+			if err != nil {
+				return withCode(ExitBadInput, err)
+			}
+			res, err := explain.Run(parts)
+			if err != nil {
+				return withCode(ExitBadInput, err)
+			}
+			if asJSON {
+				return report.ExplainJSON(c.OutOrStdout(), res)
+			}
+			if err := report.ExplainText(c.OutOrStdout(), res, batches); err != nil || !advise {
+				return err
+			}
+			advice := make([]*explain.Advice, len(res.Producers))
+			for i, p := range res.Producers {
+				if advice[i], err = p.Advise(); err != nil {
+					return withCode(ExitInternal, fmt.Errorf("advice for %s producer %d: %w", p.Topic, p.ProducerID, err))
+				}
+			}
+			fmt.Fprintln(c.OutOrStdout())
+			return report.ExplainAdvice(c.OutOrStdout(), res, advice)
+		},
+	}
+	fs := c.Flags()
+	fs.BoolVar(&asJSON, "json", false, "NDJSON: one object per batch, then one per partition and producer")
+	fs.BoolVar(&batches, "batches", false, "list every batch with its cut and evidence")
+	fs.BoolVar(&advise, "advice", false, "run the reference producer on the log's workload at the inferred settings and with the setting behind the dominant cut changed")
+	return c
+}

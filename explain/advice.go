@@ -1,0 +1,168 @@
+package explain
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/producer"
+)
+
+// maxLikeRecords caps the records a model run replays, to keep advice
+// quick on large logs.
+const maxLikeRecords = 200000
+
+// Like is the reference producer's configuration closest to what made
+// p's log: the inferred settings (their likely values, the Java defaults
+// where the log gives no evidence) and a workload shaped like the log's:
+// record count, the typical value size, keys, partitions, the mean send
+// interval. Keys become "key-<i mod n>" with n the distinct keys seen at
+// batch starts, so keyed partition totals are only approximate.
+func (p *Producer) Like() producer.Config {
+	c := producer.DefaultConfig()
+	c.Topic = p.Topic
+	c.Partitions = max(1, p.TopicPartitions)
+	s := &p.Settings
+	var data []*Batch
+	records := int64(0)
+	for _, b := range p.Batches {
+		if !b.Legacy {
+			data = append(data, b)
+			records += int64(b.Records)
+		}
+	}
+	c.Records = min(records, maxLikeRecords)
+	if len(data) == 0 {
+		return c
+	}
+	var sizes []int
+	keys := map[string]bool{}
+	tMin, tMax := data[0].FirstTs, data[0].LastTs
+	for _, b := range data {
+		if b.first.value == nil {
+			sizes = append(sizes, -1)
+		} else {
+			sizes = append(sizes, len(b.first.value))
+		}
+		if b.first.key != nil {
+			keys[string(b.first.key)] = true
+		}
+		tMin, tMax = min(tMin, b.FirstTs), max(tMax, b.LastTs)
+	}
+	sort.Ints(sizes)
+	c.ValueSize = sizes[len(sizes)/2]
+	if s.Partitioner == "keyed" || len(keys) > 0 && c.Partitions == 1 {
+		c.KeyPrefix, c.KeyCount = "key-", max(1, min(len(keys), 1000))
+	}
+	if records > 1 {
+		c.SendInterval = time.Duration((tMax - tMin) * int64(time.Millisecond) / (records - 1))
+	}
+	c.StartTime = tMin
+	if s.BatchSize != nil {
+		c.BatchSize = int(s.BatchSize.Likely)
+	}
+	if s.LingerMs != nil {
+		c.LingerMs = s.LingerMs.Likely
+	}
+	if codec, err := batch.ParseCodec(s.Compression); err == nil {
+		c.Compression = codec
+	}
+	if s.Idempotence != nil && !*s.Idempotence {
+		c.Idempotence, c.Acks = false, 1
+	}
+	if s.Sync != nil && *s.Sync {
+		c.Sync = true
+		c.SendInterval = 0 // the gaps were round trips
+	}
+	if p.ProducerID > 0 {
+		c.ProducerID = p.ProducerID
+	}
+	return c
+}
+
+// Advice is what the reference producer predicts for p's workload at the
+// inferred settings and under one changed setting.
+type Advice struct {
+	Dominant   string  // the most frequent cut
+	Share      float64 // its share of the batches
+	Fill       float64 // mean batch bytes / likely batch.size (0: unknown)
+	LogBatches int64
+	Base       producer.Config
+	BaseCount  int64 // batches the model writes at the inferred settings
+	Change     string
+	Changed    producer.Config
+	NewCount   int64
+}
+
+// Advise runs the reference producer on p's workload at the inferred
+// settings and with the setting behind the dominant cut changed. It
+// returns nil when there is nothing to change (flush, unknown) or the
+// model cannot run the workload.
+func (p *Producer) Advise() (*Advice, error) {
+	a := &Advice{}
+	total, bytes := 0, int64(0)
+	for _, b := range p.Batches {
+		total++
+		bytes += b.Bytes
+	}
+	if total == 0 {
+		return nil, nil
+	}
+	a.LogBatches = int64(total)
+	best := 0
+	for _, c := range Cuts {
+		if n := p.Cuts[c]; n > best {
+			a.Dominant, best = c, n
+		}
+	}
+	a.Share = float64(best) / float64(total)
+	a.Base = p.Like()
+	if iv := p.Settings.BatchSize; iv != nil {
+		a.Fill = float64(bytes) / float64(total) / float64(iv.Likely)
+	}
+	a.Changed = a.Base
+	switch a.Dominant {
+	case CutLinger, CutDrain:
+		a.Changed.LingerMs = max(20, a.Base.LingerMs*4)
+		a.Change = fmt.Sprintf("linger.ms=%d", a.Changed.LingerMs)
+	case CutSize, CutLargeRecord:
+		a.Changed.BatchSize = max(16384, a.Base.BatchSize*4)
+		a.Change = fmt.Sprintf("batch.size=%d", a.Changed.BatchSize)
+	case CutSync:
+		a.Changed.Sync = false
+		a.Changed.SendInterval = time.Millisecond
+		a.Changed.LingerMs = max(5, a.Base.LingerMs)
+		a.Change = fmt.Sprintf("asynchronous sends (1 ms apart) with linger.ms=%d", a.Changed.LingerMs)
+	default:
+		return nil, nil
+	}
+	var err error
+	if a.BaseCount, err = modelBatches(a.Base); err != nil {
+		return nil, err
+	}
+	if a.NewCount, err = modelBatches(a.Changed); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// modelBatches runs the reference producer into a scratch directory and
+// returns how many batches it wrote.
+func modelBatches(c producer.Config) (int64, error) {
+	dir, err := os.MkdirTemp("", "kseg-explain-model-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	res, err := producer.Write(c, dir)
+	if err != nil {
+		return 0, err
+	}
+	n := int64(0)
+	for _, ps := range res.Partitions {
+		n += ps.Batches
+	}
+	return n, nil
+}

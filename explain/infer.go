@@ -1,0 +1,659 @@
+package explain
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/producer"
+	"github.com/kseg/kseg/segment"
+)
+
+// Confidence of an inferred setting.
+const (
+	High   = "high"
+	Medium = "medium"
+	Low    = "low"
+)
+
+// Interval is an inferred numeric setting: Min <= value <= Max (Max < 0:
+// no upper bound in the log). Likely is the value the evidence favours.
+type Interval struct {
+	Min, Max   int64
+	Likely     int64
+	Confidence string
+	Batches    int    // batches the bounds rest on
+	Evidence   string // which batches set the bounds
+}
+
+// Settings are the producer settings inferred for one producer id. A nil
+// pointer or an empty string means the log does not say.
+type Settings struct {
+	BatchSize   *Interval
+	LingerMs    *Interval
+	Compression string  // none, gzip, snappy, lz4, zstd, or "mixed"
+	Ratio       float32 // the producer's compression-ratio estimate after the last batch (0: none)
+	Idempotence *bool
+	Acks        string // "all" when idempotence forces it, else ""
+	Sync        *bool
+	Partitioner string // keyed, sticky, round-robin, unknown
+	MaxInFlight string // evidence about max.in.flight.requests.per.connection, "" for none
+}
+
+// Producer is what the log says about one producer id in one topic
+// (producer id -1, non-idempotent producers, are one group).
+type Producer struct {
+	Topic      string
+	ProducerID int64
+	Partitions []int32
+	Settings   Settings
+	Cuts       map[string]int
+	Batches    []*Batch // per partition, in offset order
+	// TopicPartitions is the topic's partition count as explain saw it
+	// (one more than the highest partition given).
+	TopicPartitions int
+}
+
+// PartitionSummary is one (partition, producer) with its cut counts.
+type PartitionSummary struct {
+	Topic      string
+	Partition  int32
+	ProducerID int64
+	Cuts       map[string]int
+	Producer   *Producer
+}
+
+// Result is the explanation of a set of partitions.
+type Result struct {
+	Batches    []*Batch // partition by partition, in offset order
+	Partitions []PartitionSummary
+	Producers  []*Producer
+}
+
+// Run reads parts and explains them. A topic's partition count, for the
+// key check, is one more than its highest partition given.
+func Run(parts []segment.Partition) (*Result, error) {
+	nParts := map[string]int{}
+	for i := range parts {
+		nParts[parts[i].Topic] = max(nParts[parts[i].Topic], int(parts[i].Partition)+1)
+	}
+	res := &Result{}
+	type key struct {
+		topic string
+		pid   int64
+	}
+	groups := map[key]*Producer{}
+	var order []key
+	for i := range parts {
+		p := &parts[i]
+		bs, err := readPartition(p, nParts[p.Topic], producer.PartitionForKey)
+		if err != nil {
+			return nil, err
+		}
+		res.Batches = append(res.Batches, bs...)
+		seen := map[int64]bool{}
+		for _, b := range bs {
+			k := key{p.Topic, b.ProducerID}
+			g := groups[k]
+			if g == nil {
+				g = &Producer{Topic: p.Topic, ProducerID: b.ProducerID, Cuts: map[string]int{}}
+				groups[k] = g
+				order = append(order, k)
+			}
+			if !seen[b.ProducerID] {
+				seen[b.ProducerID] = true
+				g.Partitions = append(g.Partitions, p.Partition)
+				res.Partitions = append(res.Partitions, PartitionSummary{Topic: p.Topic, Partition: p.Partition, ProducerID: b.ProducerID, Cuts: map[string]int{}, Producer: g})
+			}
+			g.Batches = append(g.Batches, b)
+		}
+	}
+	for _, k := range order {
+		g := groups[k]
+		g.TopicPartitions = nParts[k.topic]
+		g.infer(nParts[k.topic])
+		res.Producers = append(res.Producers, g)
+	}
+	for i := range res.Partitions {
+		ps := &res.Partitions[i]
+		for _, b := range ps.Producer.Batches {
+			if b.Partition == ps.Partition {
+				ps.Cuts[b.Cut]++
+			}
+		}
+	}
+	return res, nil
+}
+
+// est is MemoryRecordsBuilder.estimatedBytesWritten for unc record bytes
+// at compression-ratio estimate r (Java float32 arithmetic).
+func est(c batch.Codec, unc int, r float32) int {
+	if c == batch.CodecNone {
+		return batch.HeaderSize + unc
+	}
+	f := float32(float32(unc) * r)
+	f = float32(f * float32(1.05))
+	return batch.HeaderSize + int(f)
+}
+
+// updateEstimate is CompressionRatioEstimator.updateEstimation.
+func updateEstimate(e, observed float32) float32 {
+	switch {
+	case observed > e:
+		return float32(math.Max(float64(float32(e+0.05)), float64(observed)))
+	case observed < e:
+		return float32(math.Max(float64(float32(e-0.005)), float64(observed)))
+	}
+	return e
+}
+
+func roundSize(x int64) bool {
+	return x > 0 && (x%1000 == 0 || x%1024 == 0 || x&(x-1) == 0)
+}
+
+// likelySize is the value people set in [lo, hi]: a power of two, else a
+// multiple of 1024, else of 1000, else lo.
+func likelySize(lo, hi int64) int64 {
+	for _, round := range []func(int64) bool{
+		func(x int64) bool { return x > 0 && x&(x-1) == 0 },
+		func(x int64) bool { return x > 0 && x%1024 == 0 },
+		func(x int64) bool { return x > 0 && x%1000 == 0 },
+	} {
+		if v, ok := firstRound(lo, hi, round); ok {
+			return v
+		}
+	}
+	return lo
+}
+
+func roundLinger(x int64) bool { return x >= 0 && (x <= 2 || x%5 == 0) }
+
+// firstRound is the smallest round value in [lo, hi] (hi < 0: unbounded,
+// searched up to lo*4+1000), or lo.
+func firstRound(lo, hi int64, round func(int64) bool) (int64, bool) {
+	end := hi
+	if end < 0 || end-lo > 1<<20 {
+		end = lo + 1<<20
+	}
+	for x := lo; x <= end; x++ {
+		if round(x) {
+			return x, true
+		}
+	}
+	return lo, false
+}
+
+const unbounded = -1
+
+// senderSlackMs is how far a real sender's drain may lag the linger
+// window: the lower bound of linger.ms is lowered by it.
+const senderSlackMs = 3
+
+// infer sets every batch's cut and the producer's settings.
+func (p *Producer) infer(topicPartitions int) {
+	if strings.HasPrefix(p.Topic, "__") {
+		// __consumer_offsets, __transaction_state, __cluster_metadata: the
+		// broker writes them; there is no producer batching to explain.
+		for _, b := range p.Batches {
+			b.Cut, b.Evidence = CutUnknown, "internal topic: written by the broker, not by a producer"
+		}
+		p.count()
+		return
+	}
+	byPart := map[int32][]*Batch{}
+	var data []*Batch
+	codecs := map[batch.Codec]bool{}
+	for _, b := range p.Batches {
+		if b.Legacy {
+			continue
+		}
+		if prev := byPart[b.Partition]; len(prev) > 0 {
+			prev[len(prev)-1].next = b
+		}
+		byPart[b.Partition] = append(byPart[b.Partition], b)
+		data = append(data, b)
+		codecs[b.Codec] = true
+	}
+	s := &p.Settings
+	if p.ProducerID >= 0 {
+		t := true
+		s.Idempotence = &t
+		s.Acks = "all"
+		s.MaxInFlight = "at most 5 (idempotence requires it)"
+	} else if len(data) > 0 {
+		f := false
+		s.Idempotence = &f
+	}
+	if len(data) == 0 {
+		for _, b := range p.Batches {
+			p.Cuts[b.Cut]++
+		}
+		return
+	}
+	codec := data[0].Codec
+	if len(codecs) > 1 {
+		s.Compression = "mixed"
+	} else {
+		s.Compression = codec.String()
+	}
+	p.estimateRatios(data, codec)
+	if codec != batch.CodecNone && len(codecs) == 1 {
+		s.Ratio = p.finalRatio(data)
+	}
+	s.Partitioner = partitioner(p, byPart, topicPartitions)
+	for _, b := range data {
+		b.succ = b.next
+	}
+	if s.Partitioner == "sticky" {
+		linkSticky(byPart)
+	}
+
+	if p.detectSync(data) {
+		t := true
+		s.Sync = &t
+		minGap := int64(unbounded)
+		for _, b := range data {
+			if b.succ != nil && (minGap < 0 || b.gap() < minGap) {
+				minGap = b.gap()
+			}
+		}
+		for _, b := range data {
+			b.Cut = CutSync
+			b.Evidence = "one record per batch, each sent after the previous one's batch: send().get()"
+			if minGap >= 0 {
+				// Not an interval: a record above batch.size, sent while
+				// its predecessor lingered, writes the same log.
+				b.Evidence += fmt.Sprintf(" (so linger.ms <= %d ms); or linger.ms below the send interval, or records above batch.size", minGap)
+			}
+		}
+		p.count()
+		return
+	}
+	if len(data) > 1 {
+		f := false
+		s.Sync = &f
+	}
+
+	// batch.size lower bound: every record was appended, so the write
+	// limit held the estimate before the last record plus the last record.
+	blo, bloFrom := int64(1), (*Batch)(nil)
+	for _, b := range data {
+		if b.Records < 2 {
+			continue // the first record always fits
+		}
+		lb := int64(est(b.Codec, b.Uncompressed-b.LastSize, b.ratio[0]) + b.LastSize)
+		if int64(b.FirstUB) >= lb {
+			continue // the buffer of a large first record may have held it
+		}
+		if lb > blo {
+			blo, bloFrom = lb, b
+		}
+	}
+	// Size-cut candidates: the next record would not have fitted even at
+	// the smallest batch.size the log allows.
+	cand := map[*Batch]bool{}
+	for _, b := range data {
+		if b.succ == nil {
+			continue
+		}
+		u := int64(est(b.Codec, b.Uncompressed, b.ratio[1]) + b.nextSize())
+		if u > max(blo, int64(b.FirstUB)) {
+			cand[b] = true
+		}
+	}
+	// linger.ms and the cuts: replay the sender over every linger.ms value
+	// worth trying and keep those the log contradicts least.
+	for i, b := range data {
+		b.idx = i
+	}
+	var parts [][]*Batch
+	for _, bs := range byPart {
+		parts = append(parts, bs)
+	}
+	sort.Slice(parts, func(i, j int) bool { return parts[i][0].Partition < parts[j][0].Partition })
+	tEnd := int64(math.MinInt64)
+	for _, b := range data {
+		tEnd = max(tEnd, b.LastTs)
+	}
+	type run struct {
+		L     int64
+		cuts  []string
+		sizeN int
+	}
+	var runs []run
+	best := math.MaxInt
+	for _, L := range lingerCandidates(data, tEnd) {
+		cuts := make([]string, len(data))
+		v := replay(parts, cand, L, tEnd, cuts)
+		if v > best {
+			continue
+		}
+		if v < best {
+			best, runs = v, runs[:0]
+		}
+		n := 0
+		for _, c := range cuts {
+			if c == CutSize {
+				n++
+			}
+		}
+		runs = append(runs, run{L, cuts, n})
+	}
+	lmin, lmax := runs[0].L, runs[len(runs)-1].L
+	unboundedL := true
+	for _, b := range data {
+		if b.succ != nil && b.gap() >= lmax || tEnd-b.FirstTs >= lmax {
+			unboundedL = false
+		}
+	}
+	// Runs that cut the same batches by size tell the same story; when
+	// several stories fit, prefer the one whose setting is a round value:
+	// batch.size for the story with the most size cuts, else linger.ms.
+	bhiOf := func(cuts []string, promptOnly bool) (int64, *Batch, int) {
+		bhi, from, n := int64(unbounded), (*Batch)(nil), 0
+		for _, b := range data {
+			if cuts[b.idx] != CutSize || promptOnly && !b.prompt() {
+				continue
+			}
+			n++
+			u := int64(est(b.Codec, b.Uncompressed, b.ratio[1])+b.nextSize()) - 1
+			if bhi < 0 || u < bhi {
+				bhi, from = u, b
+			}
+		}
+		return bhi, from, n
+	}
+	chosen := runs[len(runs)-1] // the most size cuts
+	ambiguous := ""
+	if runs[0].sizeN != chosen.sizeN {
+		// Size cuts are evidence when several agree on one batch.size
+		// window that holds a value people set; one alone may as well be
+		// a flush() or a linger cut.
+		bhiBig, _, bigN := bhiOf(chosen.cuts, false)
+		_, sRound := firstRound(blo, bhiBig, roundSize)
+		if !sRound || bigN < 2 {
+			chosen = runs[0]
+			for _, r := range runs {
+				if roundLinger(r.L) {
+					chosen = r
+					break
+				}
+			}
+		}
+		hi := fmt.Sprint(lmax)
+		if unboundedL {
+			hi = "any"
+		}
+		ambiguous = fmt.Sprintf("the log also fits linger.ms from %d to %s cutting %d to %d batches by size; chose linger.ms%s", lmin, hi, runs[0].sizeN, runs[len(runs)-1].sizeN, "%s")
+	}
+	lText := func(L int64) string {
+		if unboundedL && L == lmax {
+			return fmt.Sprintf(">=%d", L)
+		}
+		return fmt.Sprintf("=%d", L)
+	}
+	likelyL := chosen.L
+	if r, ok := firstRound(lmin, lmax, roundLinger); ok {
+		for _, x := range runs {
+			if x.L == r && x.sizeN == chosen.sizeN {
+				likelyL = r
+				break
+			}
+		}
+	}
+	// batch.size upper bound: only from batches every fitting story cuts
+	// by size (the fewest size cuts).
+	bhi, bhiFrom, promptN := bhiOf(runs[0].cuts, true)
+	if promptN < 2 {
+		// one size cut alone may as well be an explicit flush()
+		bhi, bhiFrom = unbounded, nil
+	}
+	sizeN, lingerN := 0, 0
+	for _, b := range data {
+		b.Cut = chosen.cuts[b.idx]
+		switch b.Cut {
+		case CutSize:
+			sizeN++
+			e := est(b.Codec, b.Uncompressed, b.ratio[1])
+			u := e + b.nextSize()
+			b.Evidence = fmt.Sprintf("%d B + next record %d B = %d B > batch.size, next record %d ms after the first", e, b.nextSize(), u, b.gap())
+			if b.Codec != batch.CodecNone {
+				b.Evidence = fmt.Sprintf("estimate %d B (ratio <= %.3f) + next record %d B = %d B > batch.size", e, b.ratio[1], b.nextSize(), u)
+			}
+			ub := int64(b.FirstUB)
+			if ub > blo && (bhi < 0 || ub > bhi || ub-blo > bhi-ub) {
+				b.Cut = CutLargeRecord
+				b.Evidence = fmt.Sprintf("first record alone needs a %d B buffer, above batch.size; ", ub) + b.Evidence
+			}
+		case CutLinger:
+			lingerN++
+			if b.succ != nil {
+				b.Evidence = fmt.Sprintf("records span %d ms, next record %d ms after the first: linger.ms%s expired between", b.span(), b.gap(), lText(chosen.L))
+			} else {
+				b.Evidence = fmt.Sprintf("last batch; linger.ms%s expired by the producer's last record, %d ms after its first", lText(chosen.L), tEnd-b.FirstTs)
+			}
+		case CutDrain:
+			b.Evidence = fmt.Sprintf("taken %d ms or more after its first record, before linger.ms%s, when another partition's batch was ready", b.span(), lText(chosen.L))
+		case CutFlush:
+			b.Evidence = fmt.Sprintf("open when the producer's last record came (%d ms after its first, linger.ms%s): close()/flush()", tEnd-b.FirstTs, lText(chosen.L))
+		default:
+			b.Cut = CutUnknown
+			b.Evidence = "no replay of the sender explains this batch"
+		}
+		if ambiguous != "" && (b.Cut == CutSize || b.Cut == CutLinger) {
+			b.Evidence += "; " + fmt.Sprintf(ambiguous, lText(chosen.L))
+		}
+	}
+	if sizeN > 0 || blo > 1 {
+		iv := &Interval{Min: blo, Max: bhi, Batches: sizeN, Confidence: Low}
+		iv.Likely = likelySize(blo, bhi)
+		n := promptN // size cuts every fitting story agrees on
+		switch {
+		case n >= 3 && bhi >= 0 && bhi-blo < 256:
+			iv.Confidence = High
+		case n >= 1:
+			iv.Confidence = Medium
+		}
+		if bloFrom != nil {
+			iv.Evidence = fmt.Sprintf("batch %s holds %d B", where(bloFrom), blo)
+		} else {
+			iv.Evidence = "no batch of two or more records bounds it from below"
+		}
+		if bhiFrom != nil {
+			iv.Evidence += fmt.Sprintf("; batch %s could not take its next record (%d B needed)", where(bhiFrom), bhi+1)
+		} else {
+			iv.Evidence += "; fewer than two batches certainly cut by size: not enough evidence for an upper bound"
+		}
+		if codec != batch.CodecNone {
+			iv.Evidence += "; compressed: bounds use the producer's ratio estimates"
+		}
+		s.BatchSize = iv
+	}
+	// A real sender drains a little after the window closes (its wakeup,
+	// and a first record stamped a millisecond before its batch was
+	// created), so spans may exceed linger.ms by that much.
+	if lo := max(0, lmin-senderSlackMs); !(unboundedL && lo == 0) {
+		if _, ok := firstRound(lmin, lmax, roundLinger); !ok && lo < lmin {
+			if r, ok := firstRound(lo, lmin-1, roundLinger); ok {
+				likelyL = r
+			}
+		}
+		iv := &Interval{Min: lo, Max: lmax, Likely: likelyL, Batches: lingerN, Confidence: Low}
+		if unboundedL {
+			iv.Max = unbounded
+		}
+		switch {
+		case best > 0:
+		case lingerN >= 3 && !unboundedL && lmax-lmin <= 5 && ambiguous == "":
+			iv.Confidence = High
+		case ambiguous == "":
+			iv.Confidence = Medium
+		}
+		iv.Evidence = fmt.Sprintf("replaying the sender, linger.ms from %d to %s fits the log (the lower bound less %d ms of sender latency)", lmin, bound(iv.Max), senderSlackMs)
+		if best > 0 {
+			iv.Evidence += fmt.Sprintf(" with %d batch(es) it cannot explain (a busy or cold sender: records after linger.ms)", best)
+		}
+		s.LingerMs = iv
+	}
+	p.count()
+}
+
+func (p *Producer) count() {
+	for _, b := range p.Batches {
+		p.Cuts[b.Cut]++
+	}
+}
+
+func bound(x int64) string {
+	if x < 0 {
+		return "?"
+	}
+	return fmt.Sprint(x)
+}
+
+// where names a batch: topic-partition@base offset.
+func where(b *Batch) string { return fmt.Sprintf("%s-%d@%d", b.Topic, b.Partition, b.BaseOffset) }
+
+// estimateRatios replays CompressionRatioEstimator over the batches in the
+// order they were probably closed (by last record time) and gives each
+// batch the range of estimates it may have been created with: the states
+// from a few closes before it up to the one just before.
+func (p *Producer) estimateRatios(data []*Batch, codec batch.Codec) {
+	if codec == batch.CodecNone {
+		for _, b := range data {
+			b.ratio = [2]float32{1, 1}
+		}
+		return
+	}
+	order := append([]*Batch(nil), data...)
+	sort.SliceStable(order, func(i, j int) bool { return order[i].LastTs < order[j].LastTs })
+	states := make([]float32, len(order)+1)
+	states[0] = 1
+	for k, b := range order {
+		states[k+1] = states[k]
+		if b.Codec != batch.CodecNone && b.Uncompressed > 0 {
+			states[k+1] = updateEstimate(states[k], float32(b.Bytes-batch.HeaderSize)/float32(b.Uncompressed))
+		}
+	}
+	// A burst creates batches before any is closed (they all start from
+	// 1.0), a trickle after the previous one closed: any state up to the
+	// batch's own close is possible.
+	lo, hi := states[0], states[0]
+	for k, b := range order {
+		lo, hi = min(lo, states[k]), max(hi, states[k])
+		b.ratio = [2]float32{lo, hi}
+	}
+}
+
+func (p *Producer) finalRatio(data []*Batch) float32 {
+	e := float32(1)
+	order := append([]*Batch(nil), data...)
+	sort.SliceStable(order, func(i, j int) bool { return order[i].LastTs < order[j].LastTs })
+	for _, b := range order {
+		if b.Uncompressed > 0 {
+			e = updateEstimate(e, float32(b.Bytes-batch.HeaderSize)/float32(b.Uncompressed))
+		}
+	}
+	return e
+}
+
+// detectSync: every batch holds one record, and hardly any two records of
+// the producer share a millisecond (a sync send waits for a round trip).
+// An asynchronous producer whose linger.ms is shorter than its send
+// interval writes the same log; explain names it sync.
+func (p *Producer) detectSync(data []*Batch) bool {
+	if len(data) < 2 {
+		return false
+	}
+	ts := make([]int64, 0, len(data))
+	for _, b := range data {
+		if b.Records != 1 {
+			return false
+		}
+		ts = append(ts, b.FirstTs)
+	}
+	sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] })
+	same := 0
+	for i := 1; i < len(ts); i++ {
+		if ts[i] == ts[i-1] {
+			same++
+		}
+	}
+	// A round trip on localhost can be shorter than a millisecond, so a
+	// few sends may share one; a burst of one-record batches shares most.
+	return same*20 <= len(ts)
+}
+
+// partitioner: keyed when every key hashes (murmur2 mod the partition
+// count) to its partition; round robin when single-record batches rotate
+// partitions record by record; sticky for other unkeyed multi-partition
+// logs.
+func partitioner(p *Producer, byPart map[int32][]*Batch, topicPartitions int) string {
+	agree, disagree, null := 0, 0, 0
+	for _, b := range p.Batches {
+		agree += b.KeysAgree
+		disagree += b.KeysDisagree
+		null += b.NullKeys
+	}
+	if topicPartitions < 2 && len(byPart) < 2 {
+		return "unknown"
+	}
+	if agree+disagree > 0 && disagree == 0 && null == 0 {
+		return "keyed"
+	}
+	if agree+disagree > 0 {
+		return "unknown"
+	}
+	if len(byPart) < 2 {
+		return "unknown"
+	}
+	var all []*Batch
+	single := true
+	for _, bs := range byPart {
+		for _, b := range bs {
+			all = append(all, b)
+			single = single && b.Records == 1
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].FirstTs < all[j].FirstTs })
+	if single && len(all) >= 2*len(byPart) {
+		rr := true
+		for i := 1; i < len(all); i++ {
+			if all[i].Partition == all[i-1].Partition {
+				rr = false
+				break
+			}
+		}
+		if rr {
+			return "round-robin"
+		}
+	}
+	return "sticky"
+}
+
+// linkSticky: with a sticky partitioner the record after a batch's last may
+// have gone to another partition (the switch happens on the append that
+// does not fit). A batch's successor is the earliest batch, in any
+// partition, that starts at or after its last record; its own partition's
+// next batch wins ties.
+func linkSticky(byPart map[int32][]*Batch) {
+	for p, bs := range byPart {
+		for _, b := range bs {
+			for q, other := range byPart {
+				if q == p {
+					continue
+				}
+				i := sort.Search(len(other), func(i int) bool { return other[i].FirstTs >= b.LastTs })
+				if i == len(other) {
+					continue
+				}
+				c := other[i]
+				if b.succ == nil || c.FirstTs < b.succ.FirstTs {
+					b.succ = c
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,235 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/kseg/kseg/content"
+	"github.com/kseg/kseg/explain"
+)
+
+// ExplainJSON writes kseg explain's NDJSON: one "batch" object per batch
+// (partition by partition, in offset order), then one "partition" object per
+// partition and producer id. A setting the log gives no evidence for is
+// null.
+func ExplainJSON(w io.Writer, res *explain.Result) error {
+	bw := bufio.NewWriter(w)
+	for _, b := range res.Batches {
+		var j jsonObj
+		j.str("type", "batch")
+		j.str("topic", b.Topic)
+		j.int("partition", int64(b.Partition))
+		j.int("base_offset", b.BaseOffset)
+		j.int("records", int64(b.Records))
+		j.int("bytes", b.Bytes)
+		j.str("cut", b.Cut)
+		j.str("evidence", b.Evidence)
+		bw.Write(j.done())
+		bw.WriteByte('\n')
+	}
+	for _, ps := range res.Partitions {
+		s := &ps.Producer.Settings
+		var j jsonObj
+		j.str("type", "partition")
+		j.str("topic", ps.Topic)
+		j.int("partition", int64(ps.Partition))
+		j.int("producer_id", ps.ProducerID)
+		var set jsonObj
+		set.raw("batch_size", intervalJSON(s.BatchSize))
+		set.raw("linger_ms", intervalJSON(s.LingerMs))
+		set.raw("compression", strOrNull(s.Compression))
+		if s.Ratio > 0 {
+			set.raw("compression_ratio", strconv.FormatFloat(float64(s.Ratio), 'f', 4, 32))
+		} else {
+			set.raw("compression_ratio", "null")
+		}
+		set.raw("idempotence", boolOrNull(s.Idempotence))
+		set.raw("acks", strOrNull(s.Acks))
+		set.raw("sync", boolOrNull(s.Sync))
+		set.raw("partitioner", strOrNull(s.Partitioner))
+		set.raw("max_in_flight", strOrNull(s.MaxInFlight))
+		j.raw("settings", string(set.done()))
+		var cuts jsonObj
+		for _, c := range explain.Cuts {
+			if n := ps.Cuts[c]; n > 0 {
+				cuts.int(c, int64(n))
+			}
+		}
+		j.raw("cuts", string(cuts.done()))
+		bw.Write(j.done())
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+func (j *jsonObj) raw(k, v string) { j.key(k); j.b = append(j.b, v...) }
+
+func intervalJSON(iv *explain.Interval) string {
+	if iv == nil {
+		return "null"
+	}
+	var j jsonObj
+	j.int("min", iv.Min)
+	if iv.Max >= 0 {
+		j.int("max", iv.Max)
+	} else {
+		j.raw("max", "null")
+	}
+	j.int("likely", iv.Likely)
+	j.str("confidence", iv.Confidence)
+	j.int("batches", int64(iv.Batches))
+	j.str("evidence", iv.Evidence)
+	return string(j.done())
+}
+
+func strOrNull(s string) string {
+	if s == "" {
+		return "null"
+	}
+	return string(content.AppendJSONString(nil, s))
+}
+
+func boolOrNull(b *bool) string {
+	if b == nil {
+		return "null"
+	}
+	return strconv.FormatBool(*b)
+}
+
+// ExplainText writes the per-producer settings, the cut counts per
+// partition and, with batches, one line per batch.
+func ExplainText(w io.Writer, res *explain.Result, batches bool) error {
+	bw := bufio.NewWriter(w)
+	for _, p := range res.Producers {
+		fmt.Fprintf(bw, "%s producer %s: partitions %s\n", p.Topic, explainPID(p.ProducerID), partList(p.Partitions))
+		s := &p.Settings
+		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  batch.size\t%s\n", intervalText(s.BatchSize, "B"))
+		fmt.Fprintf(tw, "  linger.ms\t%s\n", intervalText(s.LingerMs, "ms"))
+		comp := orNotEnough(s.Compression)
+		if s.Ratio > 0 {
+			comp += fmt.Sprintf(" (estimated ratio %.3f)", s.Ratio)
+		}
+		fmt.Fprintf(tw, "  compression\t%s\n", comp)
+		fmt.Fprintf(tw, "  idempotence\t%s\n", boolText(s.Idempotence))
+		fmt.Fprintf(tw, "  acks\t%s\n", orNotEnough(s.Acks))
+		fmt.Fprintf(tw, "  sync sends\t%s\n", boolText(s.Sync))
+		fmt.Fprintf(tw, "  partitioner\t%s\n", orNotEnough(s.Partitioner))
+		fmt.Fprintf(tw, "  max.in.flight\t%s\n", orNotEnough(s.MaxInFlight))
+		tw.Flush()
+		fmt.Fprintf(bw, "  cuts: %s\n", cutsText(p.Cuts))
+	}
+	if len(res.Producers) > 0 {
+		fmt.Fprintln(bw)
+	}
+	for _, ps := range res.Partitions {
+		fmt.Fprintf(bw, "%s-%d producer %s: %s\n", ps.Topic, ps.Partition, explainPID(ps.ProducerID), cutsText(ps.Cuts))
+	}
+	if batches {
+		fmt.Fprintln(bw)
+		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "PARTITION\tOFFSET\tRECORDS\tBYTES\tCUT\tEVIDENCE")
+		for _, b := range res.Batches {
+			fmt.Fprintf(tw, "%s-%d\t%d\t%d\t%d\t%s\t%s\n", b.Topic, b.Partition, b.BaseOffset, b.Records, b.Bytes, b.Cut, b.Evidence)
+		}
+		tw.Flush()
+	}
+	return bw.Flush()
+}
+
+func explainPID(pid int64) string {
+	if pid < 0 {
+		return "none (-1)"
+	}
+	return strconv.FormatInt(pid, 10)
+}
+
+func partList(ps []int32) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = strconv.Itoa(int(p))
+	}
+	return strings.Join(s, ",")
+}
+
+func intervalText(iv *explain.Interval, unit string) string {
+	if iv == nil {
+		return "not enough evidence"
+	}
+	var s string
+	switch {
+	case iv.Max < 0:
+		s = fmt.Sprintf(">= %d %s (no upper bound in the log)", iv.Min, unit)
+	case iv.Min == iv.Max:
+		s = fmt.Sprintf("%d %s", iv.Min, unit)
+	default:
+		s = fmt.Sprintf("%d..%d %s, likely %d", iv.Min, iv.Max, unit, iv.Likely)
+	}
+	return fmt.Sprintf("%s [%s confidence, %d batches: %s]", s, iv.Confidence, iv.Batches, iv.Evidence)
+}
+
+func orNotEnough(s string) string {
+	if s == "" {
+		return "not enough evidence"
+	}
+	return s
+}
+
+func boolText(b *bool) string {
+	switch {
+	case b == nil:
+		return "not enough evidence"
+	case *b:
+		return "yes"
+	}
+	return "no"
+}
+
+func cutsText(cuts map[string]int) string {
+	var parts []string
+	for _, c := range explain.Cuts {
+		if n := cuts[c]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", c, n))
+		}
+	}
+	if len(parts) == 0 {
+		return "no data batches"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ExplainAdvice writes, per producer with advice, what the reference
+// producer predicts at the inferred settings and under the changed one.
+func ExplainAdvice(w io.Writer, res *explain.Result, advice []*explain.Advice) error {
+	bw := bufio.NewWriter(w)
+	for i, p := range res.Producers {
+		a := advice[i]
+		if a == nil {
+			continue
+		}
+		fill := ""
+		if a.Fill > 0 {
+			fill = fmt.Sprintf(" at %.0f%% of batch.size on average", 100*a.Fill)
+		}
+		fmt.Fprintf(bw, "advice for %s producer %s: %.0f%% of batches cut by %s%s; the reference producer writes %d batches at the inferred settings (the log has %d); with %s it predicts %d batches.\n",
+			p.Topic, explainPID(p.ProducerID), 100*a.Share, a.Dominant, fill, a.BaseCount, a.LogBatches, a.Change, a.NewCount)
+	}
+	return bw.Flush()
+}
+
+// intervalShort is an interval without its evidence, for tables.
+func intervalShort(iv *explain.Interval, unit string) string {
+	switch {
+	case iv == nil:
+		return "not enough evidence"
+	case iv.Max < 0:
+		return fmt.Sprintf(">= %d %s (%s)", iv.Min, unit, iv.Confidence)
+	case iv.Min == iv.Max:
+		return fmt.Sprintf("%d %s (%s)", iv.Min, unit, iv.Confidence)
+	}
+	return fmt.Sprintf("%d..%d %s, likely %d (%s)", iv.Min, iv.Max, unit, iv.Likely, iv.Confidence)
+}
