@@ -165,6 +165,13 @@ func Write(cfg Config, dir string) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	recs, err := loadRecords(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Records < 0 {
+		cfg.Records = recs.count()
+	}
 	res := &Result{Dir: dir, TopicID: TopicID(cfg.Seed, cfg.Topic)}
 	writers := make([]*partitionWriter, cfg.Partitions)
 	fail := func(err error) (*Result, error) {
@@ -183,7 +190,7 @@ func Write(cfg Config, dir string) (*Result, error) {
 		writers[p] = w
 	}
 	inj := newInjector(cfg.Inject, writers)
-	s := newSim(&cfg, inj.append)
+	s := newSimWith(&cfg, inj.append, recs, nil)
 	if err := s.run(); err != nil {
 		return fail(err)
 	}

@@ -1,0 +1,240 @@
+package producer
+
+import (
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/kseg/kseg/batch"
+)
+
+// Timing is the speed of the producer's two threads on the virtual clock:
+// the application thread that calls send() and the sender thread that
+// drains, closes and sends batches. Java runs them concurrently, so while
+// the sender closes one batch the application keeps appending to others;
+// that is what lets a node's drain take partly filled head batches of
+// other partitions, and the compression estimate improve between batches
+// of one burst (PRODUCER-MODEL.md, errata).
+//
+// The zero Timing is the ideal model: every send() and every sender step
+// takes no time, so a burst is appended before the sender first runs.
+// DefaultTiming is calibrated against the real Java producer (see
+// testdata/producer-envelope/README.md for the procedure).
+type Timing struct {
+	// Application thread: the cost of one send(), from the moment its
+	// timestamp is taken to the record being in its batch; the next
+	// send() starts right after (plus Config.SendInterval).
+	SendCost       time.Duration // fixed part (serialise, partition, append)
+	SendCostPerKB  time.Duration // per KiB of the record's encoded size
+	SendCostKey    time.Duration // extra for a record with a key (serialiser, murmur2)
+	SendCostHeader time.Duration // extra per header
+	// SendCostCodecPerKB is the extra per KiB when the batch is
+	// compressed (the record is written through the compressor's buffer);
+	// a negative value takes the codec's default.
+	SendCostCodecPerKB time.Duration
+	// FirstSend is the extra time of the very first send() (class loading,
+	// the first buffer and codec): its record's timestamp is taken before,
+	// the next one's after.
+	FirstSend time.Duration
+	// The first sends of a cold JVM are slower: send i costs
+	// (1 + WarmupFactor * exp(-i/WarmupSends)) times the warm cost.
+	WarmupSends  int
+	WarmupFactor float64
+
+	// Sender thread.
+	WakeLatency time.Duration // wakeup() or a response until the sender runs
+	LoopCost    time.Duration // one Sender.runOnce: ready, request building, network write
+	CloseCost   time.Duration // ProducerBatch.close of one batch: header, CRC
+	// ClosePerKB is the close cost per KiB of uncompressed records: the
+	// compressor runs on its buffered input when the batch closes (Kafka
+	// buffers 16 KiB for gzip and zstd, 32 KiB for snappy, 64 KiB for lz4
+	// in front of the codec, so a batch of that size or less is compressed
+	// at close, on the sender thread). Negative: the codec's default.
+	ClosePerKB time.Duration
+
+	// Jitter: every cost is multiplied by a log-normal factor exp(s*N(0,1))
+	// with s = Jitter, drawn per send, per wake-up and per close; each
+	// thread's whole run is slower or faster by exp(RunJitter*N(0,1)); the
+	// round trip by exp(RTTJitter*N(0,1)) per request. The application
+	// thread also stalls (GC, scheduling) on average once every PauseEvery
+	// sends (0: never) for an exponentially distributed PauseMean.
+	Jitter     float64
+	RunJitter  float64
+	RTTJitter  float64
+	PauseEvery float64
+	PauseMean  time.Duration
+}
+
+// DefaultTiming is the timing calibrated against Kafka 4.4.0's Java
+// producer on the machine class the oracle runs on; DefaultConfig uses it.
+func DefaultTiming() Timing {
+	return Timing{
+		SendCost:           1500 * time.Nanosecond,
+		SendCostPerKB:      700 * time.Nanosecond,
+		SendCostKey:        150 * time.Nanosecond,
+		SendCostHeader:     100 * time.Nanosecond,
+		SendCostCodecPerKB: -1,
+		FirstSend:          20 * time.Millisecond,
+		WarmupSends:        300,
+		WarmupFactor:       6,
+		WakeLatency:        60 * time.Microsecond,
+		LoopCost:           40 * time.Microsecond,
+		CloseCost:          15 * time.Microsecond,
+		ClosePerKB:         -1,
+		Jitter:             0.35,
+		RunJitter:          0.25,
+		RTTJitter:          0.3,
+		PauseEvery:         3000,
+		PauseMean:          2 * time.Millisecond,
+	}
+}
+
+// codecSendPerKB and codecClosePerKB are the per-KiB costs of a codec on
+// the application thread (copy into the compressor's buffer) and at close
+// (the compressor itself), indexed by batch.Codec.
+var (
+	codecSendPerKB  = [...]time.Duration{0, 150 * time.Nanosecond, 150 * time.Nanosecond, 150 * time.Nanosecond, 150 * time.Nanosecond}
+	codecClosePerKB = [...]time.Duration{0, 12 * time.Microsecond, 3 * time.Microsecond, 25 * time.Microsecond, 5 * time.Microsecond}
+)
+
+// IdealTiming reports whether t is the ideal (instantaneous) model.
+func (t *Timing) ideal() bool { return *t == Timing{} }
+
+func (t *Timing) valid() bool {
+	for _, d := range []time.Duration{t.FirstSend, t.SendCost, t.SendCostPerKB, t.SendCostKey, t.SendCostHeader, t.WakeLatency, t.LoopCost, t.CloseCost, t.PauseMean} {
+		if d < 0 {
+			return false
+		}
+	}
+	return t.WarmupSends >= 0 && t.WarmupFactor >= 0 && t.Jitter >= 0 && t.RunJitter >= 0 && t.RTTJitter >= 0 && t.PauseEvery >= 0 &&
+		!math.IsNaN(t.WarmupFactor+t.Jitter+t.RunJitter+t.RTTJitter+t.PauseEvery)
+}
+
+// clock is one run's timing: the resolved costs in ns and its random
+// source. A nil-safe zero clock (ideal) draws nothing.
+type clock struct {
+	ideal bool
+	rng   *rand.Rand
+
+	first float64
+
+	sendBase, sendPerByte, sendKey, sendHeader float64
+	warmN, warmF                               float64
+	wake, loop, close, closePerByte            float64
+	jitter, rttJitter                          float64
+	pauseP, pauseMean                          float64
+	appSpeed, senderSpeed                      float64
+	warm                                       []float64 // precomputed warm-up factors
+}
+
+func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
+	c := &clock{ideal: t.ideal()}
+	if c.ideal {
+		return c
+	}
+	c.rng = rand.New(rand.NewPCG(seed, 0x74696d696e67+uint64(run))) // "timing"
+	perKB := func(d time.Duration) float64 { return float64(d) / 1024 }
+	c.first = float64(t.FirstSend)
+	c.sendBase = float64(t.SendCost)
+	c.sendPerByte = perKB(t.SendCostPerKB)
+	if codec != batch.CodecNone {
+		cp := t.SendCostCodecPerKB
+		if cp < 0 {
+			cp = codecSendPerKB[codec]
+		}
+		c.sendPerByte += perKB(cp)
+	}
+	c.sendKey, c.sendHeader = float64(t.SendCostKey), float64(t.SendCostHeader)
+	c.warmN, c.warmF = float64(t.WarmupSends), t.WarmupFactor
+	c.wake, c.loop, c.close = float64(t.WakeLatency), float64(t.LoopCost), float64(t.CloseCost)
+	cp := t.ClosePerKB
+	if cp < 0 {
+		cp = codecClosePerKB[codec]
+	}
+	c.closePerByte = perKB(cp)
+	c.jitter, c.rttJitter = t.Jitter, t.RTTJitter
+	if t.PauseEvery > 0 {
+		c.pauseP = 1 / t.PauseEvery
+	}
+	c.pauseMean = float64(t.PauseMean)
+	c.appSpeed, c.senderSpeed = 1, 1
+	if t.RunJitter > 0 {
+		c.appSpeed = math.Exp(t.RunJitter * c.rng.NormFloat64())
+		c.senderSpeed = math.Exp(t.RunJitter * c.rng.NormFloat64())
+	}
+	if t.WarmupSends > 0 && t.WarmupFactor > 0 {
+		n := min(t.WarmupSends*8, 1<<16)
+		c.warm = make([]float64, n)
+		for i := range c.warm {
+			c.warm[i] = 1 + c.warmF*math.Exp(-float64(i)/c.warmN)
+		}
+	}
+	return c
+}
+
+// noise is one log-normal jitter factor.
+func (c *clock) noise(s float64) float64 {
+	if s == 0 {
+		return 1
+	}
+	return math.Exp(s * c.rng.NormFloat64())
+}
+
+// sendCost is the duration of send() number i for a record of size bytes.
+func (c *clock) sendCost(i int64, size int, keyed bool, headers int) int64 {
+	if c.ideal {
+		return 0
+	}
+	ns := c.sendBase + c.sendPerByte*float64(size) + c.sendHeader*float64(headers)
+	if keyed {
+		ns += c.sendKey
+	}
+	if i < int64(len(c.warm)) {
+		ns *= c.warm[i]
+	}
+	if i == 0 {
+		ns += c.first
+	}
+	ns *= c.appSpeed * c.noise(c.jitter)
+	if c.pauseP > 0 && c.rng.Float64() < c.pauseP {
+		ns += c.pauseMean * c.rng.ExpFloat64()
+	}
+	return int64(ns)
+}
+
+// wakeLatency is the delay from a wakeup to the sender running.
+func (c *clock) wakeLatency() int64 {
+	if c.ideal || c.wake == 0 {
+		return 0
+	}
+	return int64(c.wake * c.senderSpeed * c.noise(c.jitter))
+}
+
+// loopCost is one sender iteration's own time.
+func (c *clock) loopCost() int64 {
+	if c.ideal || c.loop == 0 {
+		return 0
+	}
+	return int64(c.loop * c.senderSpeed * c.noise(c.jitter))
+}
+
+// closeCost is the time ProducerBatch.close takes for a batch of
+// uncompressed record bytes.
+func (c *clock) closeCost(uncompressed int) int64 {
+	if c.ideal {
+		return 0
+	}
+	ns := c.close + c.closePerByte*float64(uncompressed)
+	if ns == 0 {
+		return 0
+	}
+	return int64(ns * c.senderSpeed * c.noise(c.jitter))
+}
+
+// rtt is one request's round trip.
+func (c *clock) rtt(base time.Duration) int64 {
+	if c.ideal || c.rttJitter == 0 {
+		return int64(base)
+	}
+	return int64(float64(base) * c.noise(c.rttJitter))
+}
