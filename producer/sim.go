@@ -40,12 +40,16 @@ type DrainedBatch struct {
 	Partition  int
 	Records    int
 	Bytes      int
+	Unc        int // uncompressed bytes of the records
 	DrainedMs  int64
 	CreatedMs  int64
 	BaseSeq    int32
 	EstimateAt float32
 	Created    int64 // creation order of the batch over the run
-	Stick      int64 // sticky-partition period the batch was created in (-1 keyed)
+	// ClosedBefore is how many batches had been closed (and had updated
+	// the compression estimate) when this one was created.
+	ClosedBefore int64
+	Stick        int64 // sticky-partition period the batch was created in (-1 keyed)
 }
 
 // testDrainHook, when set by a test, sees every drained batch.
@@ -116,6 +120,8 @@ type sim struct {
 	builders []*batch.Builder
 	queue    []int
 	created  int64
+	// closedCount counts closed batches
+	closedCount int64
 }
 
 // senderPhase is what the sender thread does until senderAt.
@@ -357,6 +363,7 @@ func (s *sim) append(part int, ts int64, key, value []byte, hdr []batch.RecordHe
 			created:    s.created,
 			stick:      -1,
 		}
+		nb.closedBefore = s.closedCount
 		if sticky {
 			nb.stick = s.sticky.switches
 		}
@@ -593,9 +600,10 @@ func (s *sim) close(pb *pbatch) (int, error) {
 	if s.cfg.Compression != batch.CodecNone {
 		s.est.update(s.observedRatio(n-batch.HeaderSize, pb.b.UncompressedBytes()))
 	}
+	s.closedCount++
 	if s.onDrain != nil {
-		s.onDrain(DrainedBatch{Partition: pb.part, Records: pb.b.NumRecords(), Bytes: n,
-			DrainedMs: s.now / 1e6, CreatedMs: pb.createdMs, BaseSeq: h.BaseSequence, EstimateAt: pb.ratio, Created: pb.created, Stick: pb.stick})
+		s.onDrain(DrainedBatch{Partition: pb.part, Records: pb.b.NumRecords(), Bytes: n, Unc: pb.b.UncompressedBytes(),
+			DrainedMs: s.now / 1e6, CreatedMs: pb.createdMs, BaseSeq: h.BaseSequence, EstimateAt: pb.ratio, Created: pb.created, Stick: pb.stick, ClosedBefore: pb.closedBefore})
 	}
 	if s.sizeOnly {
 		s.counter(pb.part, pb.b.NumRecords())
