@@ -3,6 +3,8 @@ package producer
 import (
 	"fmt"
 	"slices"
+
+	"github.com/kseg/kseg/batch"
 )
 
 // Layout is one simulated run: for every partition the records of each
@@ -125,15 +127,18 @@ func Simulate(cfg Config, runs int) (*Envelope, error) {
 	}
 	env := &Envelope{Config: cfg, Runs: make([]Layout, runs)}
 	sizes := newSizeCache()
+	var builders []*batch.Builder // batch buffers handed from run to run
 	for r := range runs {
 		c := cfg
 		c.Run = cfg.Run + r
 		l := Layout{Run: c.Run, Partitions: make([][]int32, cfg.Partitions)}
 		s := newSimWith(&c, nil, recs, sizes)
+		s.builders = builders
 		s.counter = func(p, n int) { l.Partitions[p] = append(l.Partitions[p], int32(n)) }
 		if err := s.run(); err != nil {
 			return nil, fmt.Errorf("run %d: %w", c.Run, err)
 		}
+		builders = s.builders
 		env.Runs[r] = l
 	}
 	env.summarise()

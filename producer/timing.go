@@ -124,7 +124,7 @@ type clock struct {
 	jitter, rttJitter                          float64
 	pauseP, pauseMean                          float64
 	appSpeed, senderSpeed                      float64
-	warm                                       []float64 // precomputed warm-up factors
+	warmUntil                                  int64 // sends past this are warm
 }
 
 func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
@@ -163,11 +163,7 @@ func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
 		c.senderSpeed = math.Exp(t.RunJitter * c.rng.NormFloat64())
 	}
 	if t.WarmupSends > 0 && t.WarmupFactor > 0 {
-		n := min(t.WarmupSends*8, 1<<16)
-		c.warm = make([]float64, n)
-		for i := range c.warm {
-			c.warm[i] = 1 + c.warmF*math.Exp(-float64(i)/c.warmN)
-		}
+		c.warmUntil = int64(t.WarmupSends) * 12 // exp(-12) is below any jitter
 	}
 	return c
 }
@@ -189,8 +185,8 @@ func (c *clock) sendCost(i int64, size int, keyed bool, headers int) int64 {
 	if keyed {
 		ns += c.sendKey
 	}
-	if i < int64(len(c.warm)) {
-		ns *= c.warm[i]
+	if i < c.warmUntil {
+		ns *= 1 + c.warmF*math.Exp(-float64(i)/c.warmN)
 	}
 	if i == 0 {
 		ns += c.first
