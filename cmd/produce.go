@@ -73,7 +73,7 @@ type produceFlags struct {
 // timingFlags are the flags that set producer.Timing (--ideal excludes them).
 var timingFlags = []string{"send-cost", "send-cost-per-kb", "send-cost-key", "send-cost-header", "send-cost-codec-per-kb",
 	"first-send-cost", "warmup-sends", "warmup-factor", "wake-latency", "loop-cost", "close-cost", "close-cost-per-kb",
-	"jitter", "run-jitter", "rtt-jitter", "pause-every", "pause-mean"}
+	"cold-close", "cold-close-compressed", "cold-rtt", "jitter", "sender-jitter", "run-jitter", "rtt-jitter", "pause-every", "pause-mean"}
 
 func addProduceFlags(fs *pflag.FlagSet, f *produceFlags) {
 	d := producer.DefaultConfig()
@@ -120,7 +120,11 @@ func addProduceFlags(fs *pflag.FlagSet, f *produceFlags) {
 	fs.DurationVar(&t.LoopCost, "loop-cost", dt.LoopCost, "sender thread: one runOnce (ready, request, network write)")
 	fs.DurationVar(&t.CloseCost, "close-cost", dt.CloseCost, "sender thread: closing one batch (header, CRC)")
 	fs.DurationVar(&t.ClosePerKB, "close-cost-per-kb", dt.ClosePerKB, "sender thread: close cost per KiB of uncompressed records, compression included (negative: the codec's default)")
-	fs.Float64Var(&t.Jitter, "jitter", dt.Jitter, "log-normal sigma of every send, wake-up and close cost")
+	fs.DurationVar(&t.ColdClose, "cold-close", dt.ColdClose, "sender thread: extra time of its first close, decaying as exp(-k/2) over the next ones (cold JVM)")
+	fs.DurationVar(&t.ColdCloseCompressed, "cold-close-compressed", dt.ColdCloseCompressed, "sender thread: more extra time of the first closes with a codec")
+	fs.DurationVar(&t.ColdRTT, "cold-rtt", dt.ColdRTT, "extra round trip of the first produce request (the requests behind it wait)")
+	fs.Float64Var(&t.Jitter, "jitter", dt.Jitter, "log-normal sigma of every send() cost")
+	fs.Float64Var(&t.SenderJitter, "sender-jitter", dt.SenderJitter, "log-normal sigma of the sender's wake-ups, loops and closes (0: --jitter)")
 	fs.Float64Var(&t.RunJitter, "run-jitter", dt.RunJitter, "log-normal sigma of each thread's speed over a whole run")
 	fs.Float64Var(&t.RTTJitter, "rtt-jitter", dt.RTTJitter, "log-normal sigma of each request's round trip")
 	fs.Float64Var(&t.PauseEvery, "pause-every", dt.PauseEvery, "application thread stalls once every N sends on average (0: never)")

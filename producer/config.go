@@ -116,7 +116,7 @@ func DefaultConfig() Config {
 		AdaptivePartitions: true,
 		StartTime:          DefaultStartTime,
 		Timing:             DefaultTiming(),
-		RTT:                2 * time.Millisecond,
+		RTT:                9 * time.Millisecond,
 		Seed:               1,
 		Brokers:            1,
 		SegmentBytes:       1073741824,

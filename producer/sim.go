@@ -484,6 +484,9 @@ func (s *sim) sleep(at int64) {
 		s.senderAt, s.phase = s.now+s.clk.loopCost(), senderRun
 		return
 	}
+	if at != never {
+		at += s.clk.wakeLatency() // a timed-out poll needs the CPU as much as a wakeup
+	}
 	s.senderAt, s.phase = at, senderSleep
 }
 

@@ -52,40 +52,57 @@ type Timing struct {
 	// at close, on the sender thread). Negative: the codec's default.
 	ClosePerKB time.Duration
 
+	// A cold JVM's sender: its first closes run interpreted code and load
+	// the request path (and the codec) on a busy machine, so close k costs
+	// ColdClose*exp(-k/2) more (ColdCloseCompressed more again with a
+	// codec); the first request's round trip is ColdRTT longer (a fresh
+	// partition's first append), and the requests behind it wait for it.
+	ColdClose           time.Duration
+	ColdCloseCompressed time.Duration
+	ColdRTT             time.Duration
+
 	// Jitter: every cost is multiplied by a log-normal factor exp(s*N(0,1))
 	// with s = Jitter, drawn per send, per wake-up and per close; each
-	// thread's whole run is slower or faster by exp(RunJitter*N(0,1)); the
-	// round trip by exp(RTTJitter*N(0,1)) per request. The application
+	// thread's whole run is slower or faster by exp(RunJitter*N(0,1)) (the
+	// sender's factor also scales the round trip: the broker shares the
+	// machine's load); the
+	// round trip by exp(RTTJitter*N(0,1)) per request; SenderJitter is the
+	// sigma of the sender's wake-ups and closes (0: Jitter). The application
 	// thread also stalls (GC, scheduling) on average once every PauseEvery
 	// sends (0: never) for an exponentially distributed PauseMean.
-	Jitter     float64
-	RunJitter  float64
-	RTTJitter  float64
-	PauseEvery float64
-	PauseMean  time.Duration
+	Jitter       float64
+	SenderJitter float64
+	RunJitter    float64
+	RTTJitter    float64
+	PauseEvery   float64
+	PauseMean    time.Duration
 }
 
 // DefaultTiming is the timing calibrated against Kafka 4.4.0's Java
 // producer on the machine class the oracle runs on; DefaultConfig uses it.
 func DefaultTiming() Timing {
 	return Timing{
-		SendCost:           1500 * time.Nanosecond,
-		SendCostPerKB:      700 * time.Nanosecond,
-		SendCostKey:        150 * time.Nanosecond,
-		SendCostHeader:     100 * time.Nanosecond,
-		SendCostCodecPerKB: -1,
-		FirstSend:          20 * time.Millisecond,
-		WarmupSends:        300,
-		WarmupFactor:       6,
-		WakeLatency:        60 * time.Microsecond,
-		LoopCost:           40 * time.Microsecond,
-		CloseCost:          15 * time.Microsecond,
-		ClosePerKB:         -1,
-		Jitter:             0.35,
-		RunJitter:          0.25,
-		RTTJitter:          0.3,
-		PauseEvery:         3000,
-		PauseMean:          2 * time.Millisecond,
+		SendCost:            7 * time.Microsecond,
+		SendCostPerKB:       30 * time.Microsecond,
+		SendCostKey:         500 * time.Nanosecond,
+		SendCostHeader:      300 * time.Nanosecond,
+		SendCostCodecPerKB:  -1,
+		FirstSend:           40 * time.Millisecond,
+		WarmupSends:         150,
+		WarmupFactor:        4,
+		WakeLatency:         6 * time.Millisecond,
+		LoopCost:            500 * time.Microsecond,
+		CloseCost:           200 * time.Microsecond,
+		ClosePerKB:          -1,
+		ColdClose:           20 * time.Millisecond,
+		ColdCloseCompressed: 0,
+		ColdRTT:             60 * time.Millisecond,
+		Jitter:              1.05,
+		SenderJitter:        1,
+		RunJitter:           0.6,
+		RTTJitter:           0.5,
+		PauseEvery:          60,
+		PauseMean:           2 * time.Millisecond,
 	}
 }
 
@@ -101,12 +118,12 @@ var (
 func (t *Timing) ideal() bool { return *t == Timing{} }
 
 func (t *Timing) valid() bool {
-	for _, d := range []time.Duration{t.FirstSend, t.SendCost, t.SendCostPerKB, t.SendCostKey, t.SendCostHeader, t.WakeLatency, t.LoopCost, t.CloseCost, t.PauseMean} {
+	for _, d := range []time.Duration{t.ColdClose, t.ColdCloseCompressed, t.ColdRTT, t.FirstSend, t.SendCost, t.SendCostPerKB, t.SendCostKey, t.SendCostHeader, t.WakeLatency, t.LoopCost, t.CloseCost, t.PauseMean} {
 		if d < 0 {
 			return false
 		}
 	}
-	return t.WarmupSends >= 0 && t.WarmupFactor >= 0 && t.Jitter >= 0 && t.RunJitter >= 0 && t.RTTJitter >= 0 && t.PauseEvery >= 0 &&
+	return t.WarmupSends >= 0 && t.WarmupFactor >= 0 && t.Jitter >= 0 && t.SenderJitter >= 0 && t.RunJitter >= 0 && t.RTTJitter >= 0 && t.PauseEvery >= 0 &&
 		!math.IsNaN(t.WarmupFactor+t.Jitter+t.RunJitter+t.RTTJitter+t.PauseEvery)
 }
 
@@ -121,7 +138,9 @@ type clock struct {
 	sendBase, sendPerByte, sendKey, sendHeader float64
 	warmN, warmF                               float64
 	wake, loop, close, closePerByte            float64
-	jitter, rttJitter                          float64
+	jitter, rttJitter, senderJitter            float64
+	cold, coldRTT                              float64
+	closes, requests                           int
 	pauseP, pauseMean                          float64
 	appSpeed, senderSpeed                      float64
 	warmUntil                                  int64 // sends past this are warm
@@ -152,7 +171,14 @@ func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
 		cp = codecClosePerKB[codec]
 	}
 	c.closePerByte = perKB(cp)
-	c.jitter, c.rttJitter = t.Jitter, t.RTTJitter
+	c.jitter, c.rttJitter, c.senderJitter = t.Jitter, t.RTTJitter, t.SenderJitter
+	if c.senderJitter == 0 {
+		c.senderJitter = c.jitter
+	}
+	c.cold, c.coldRTT = float64(t.ColdClose), float64(t.ColdRTT)
+	if codec != batch.CodecNone {
+		c.cold += float64(t.ColdCloseCompressed)
+	}
 	if t.PauseEvery > 0 {
 		c.pauseP = 1 / t.PauseEvery
 	}
@@ -203,7 +229,7 @@ func (c *clock) wakeLatency() int64 {
 	if c.ideal || c.wake == 0 {
 		return 0
 	}
-	return int64(c.wake * c.senderSpeed * c.noise(c.jitter))
+	return int64(c.wake * c.senderSpeed * c.noise(c.senderJitter))
 }
 
 // loopCost is one sender iteration's own time.
@@ -211,26 +237,35 @@ func (c *clock) loopCost() int64 {
 	if c.ideal || c.loop == 0 {
 		return 0
 	}
-	return int64(c.loop * c.senderSpeed * c.noise(c.jitter))
+	return int64(c.loop * c.senderSpeed * c.noise(c.senderJitter))
 }
 
 // closeCost is the time ProducerBatch.close takes for a batch of
-// uncompressed record bytes.
+// uncompressed record bytes (the sender's first closes are cold).
 func (c *clock) closeCost(uncompressed int) int64 {
 	if c.ideal {
 		return 0
 	}
 	ns := c.close + c.closePerByte*float64(uncompressed)
+	if c.cold > 0 && c.closes < 16 {
+		ns += c.cold * math.Exp(-float64(c.closes)/2)
+	}
+	c.closes++
 	if ns == 0 {
 		return 0
 	}
-	return int64(ns * c.senderSpeed * c.noise(c.jitter))
+	return int64(ns * c.senderSpeed * c.noise(c.senderJitter))
 }
 
-// rtt is one request's round trip.
+// rtt is one request's round trip (the first one cold).
 func (c *clock) rtt(base time.Duration) int64 {
-	if c.ideal || c.rttJitter == 0 {
+	if c.ideal {
 		return int64(base)
 	}
-	return int64(float64(base) * c.noise(c.rttJitter))
+	ns := float64(base)
+	if c.requests == 0 {
+		ns += c.coldRTT
+	}
+	c.requests++
+	return int64(ns * c.senderSpeed * c.noise(c.rttJitter))
 }
