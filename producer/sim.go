@@ -290,7 +290,11 @@ func (s *sim) send() error {
 		s.state = appWaitAck
 		return nil
 	}
-	s.scheduleNext(s.now)
+	from := s.now
+	if created {
+		from += s.clk.batchCost() // the new batch's buffer and compression stream
+	}
+	s.scheduleNext(from)
 	return nil
 }
 

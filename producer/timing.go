@@ -32,6 +32,10 @@ type Timing struct {
 	// compressed (the record is written through the compressor's buffer);
 	// a negative value takes the codec's default.
 	SendCostCodecPerKB time.Duration
+	// BatchCost is the extra time of a send() that creates a batch (its
+	// MemoryRecordsBuilder and compression stream: zstd-jni allocates its
+	// context, zlib its deflater); negative takes the codec's default.
+	BatchCost time.Duration
 	// FirstSend is the extra time of the very first send() (class loading,
 	// the first buffer and codec): its record's timestamp is taken before,
 	// the next one's after.
@@ -60,6 +64,7 @@ type Timing struct {
 	ColdClose           time.Duration
 	ColdCloseCompressed time.Duration
 	ColdRTT             time.Duration
+	ColdRTTJitter       float64 // log-normal sigma of ColdRTT (heavy: a busy broker's first append can take seconds)
 
 	// Jitter: every cost is multiplied by a log-normal factor exp(s*N(0,1))
 	// with s = Jitter, drawn per send, per wake-up and per close; each
@@ -87,19 +92,21 @@ func DefaultTiming() Timing {
 		SendCostKey:         500 * time.Nanosecond,
 		SendCostHeader:      300 * time.Nanosecond,
 		SendCostCodecPerKB:  -1,
+		BatchCost:           -1,
 		FirstSend:           40 * time.Millisecond,
 		WarmupSends:         150,
 		WarmupFactor:        4,
-		WakeLatency:         6 * time.Millisecond,
-		LoopCost:            500 * time.Microsecond,
+		WakeLatency:         10 * time.Millisecond,
+		LoopCost:            1 * time.Millisecond,
 		CloseCost:           200 * time.Microsecond,
 		ClosePerKB:          -1,
 		ColdClose:           20 * time.Millisecond,
 		ColdCloseCompressed: 0,
 		ColdRTT:             60 * time.Millisecond,
+		ColdRTTJitter:       1.2,
 		Jitter:              1.05,
 		SenderJitter:        1,
-		RunJitter:           0.6,
+		RunJitter:           1.0,
 		RTTJitter:           0.5,
 		PauseEvery:          60,
 		PauseMean:           2 * time.Millisecond,
@@ -111,6 +118,7 @@ func DefaultTiming() Timing {
 // (the compressor itself), indexed by batch.Codec.
 var (
 	codecSendPerKB  = [...]time.Duration{0, 150 * time.Nanosecond, 150 * time.Nanosecond, 150 * time.Nanosecond, 150 * time.Nanosecond}
+	codecBatchCost  = [...]time.Duration{5 * time.Microsecond, 300 * time.Microsecond, 100 * time.Microsecond, 200 * time.Microsecond, 500 * time.Microsecond}
 	codecClosePerKB = [...]time.Duration{0, 12 * time.Microsecond, 3 * time.Microsecond, 25 * time.Microsecond, 5 * time.Microsecond}
 )
 
@@ -123,7 +131,7 @@ func (t *Timing) valid() bool {
 			return false
 		}
 	}
-	return t.WarmupSends >= 0 && t.WarmupFactor >= 0 && t.Jitter >= 0 && t.SenderJitter >= 0 && t.RunJitter >= 0 && t.RTTJitter >= 0 && t.PauseEvery >= 0 &&
+	return t.WarmupSends >= 0 && t.WarmupFactor >= 0 && t.Jitter >= 0 && t.SenderJitter >= 0 && t.ColdRTTJitter >= 0 && t.RunJitter >= 0 && t.RTTJitter >= 0 && t.PauseEvery >= 0 &&
 		!math.IsNaN(t.WarmupFactor+t.Jitter+t.RunJitter+t.RTTJitter+t.PauseEvery)
 }
 
@@ -133,13 +141,13 @@ type clock struct {
 	ideal bool
 	rng   *rand.Rand
 
-	first float64
+	first, batch float64
 
 	sendBase, sendPerByte, sendKey, sendHeader float64
 	warmN, warmF                               float64
 	wake, loop, close, closePerByte            float64
 	jitter, rttJitter, senderJitter            float64
-	cold, coldRTT                              float64
+	cold, coldRTT, coldRTTJitter               float64
 	closes, requests                           int
 	pauseP, pauseMean                          float64
 	appSpeed, senderSpeed                      float64
@@ -154,6 +162,10 @@ func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
 	c.rng = rand.New(rand.NewPCG(seed, 0x74696d696e67+uint64(run))) // "timing"
 	perKB := func(d time.Duration) float64 { return float64(d) / 1024 }
 	c.first = float64(t.FirstSend)
+	c.batch = float64(t.BatchCost)
+	if t.BatchCost < 0 {
+		c.batch = float64(codecBatchCost[codec])
+	}
 	c.sendBase = float64(t.SendCost)
 	c.sendPerByte = perKB(t.SendCostPerKB)
 	if codec != batch.CodecNone {
@@ -175,7 +187,7 @@ func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
 	if c.senderJitter == 0 {
 		c.senderJitter = c.jitter
 	}
-	c.cold, c.coldRTT = float64(t.ColdClose), float64(t.ColdRTT)
+	c.cold, c.coldRTT, c.coldRTTJitter = float64(t.ColdClose), float64(t.ColdRTT), t.ColdRTTJitter
 	if codec != batch.CodecNone {
 		c.cold += float64(t.ColdCloseCompressed)
 	}
@@ -224,6 +236,14 @@ func (c *clock) sendCost(i int64, size int, keyed bool, headers int) int64 {
 	return int64(ns)
 }
 
+// batchCost is the application thread's extra time for creating a batch.
+func (c *clock) batchCost() int64 {
+	if c.ideal || c.batch == 0 {
+		return 0
+	}
+	return int64(c.batch * c.appSpeed * c.noise(c.jitter))
+}
+
 // wakeLatency is the delay from a wakeup to the sender running.
 func (c *clock) wakeLatency() int64 {
 	if c.ideal || c.wake == 0 {
@@ -262,10 +282,10 @@ func (c *clock) rtt(base time.Duration) int64 {
 	if c.ideal {
 		return int64(base)
 	}
-	ns := float64(base)
-	if c.requests == 0 {
-		ns += c.coldRTT
+	ns := float64(base) * c.noise(c.rttJitter)
+	if c.requests == 0 && c.coldRTT > 0 {
+		ns += c.coldRTT * c.noise(c.coldRTTJitter)
 	}
 	c.requests++
-	return int64(ns * c.senderSpeed * c.noise(c.rttJitter))
+	return int64(ns * c.senderSpeed)
 }
