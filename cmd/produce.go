@@ -73,7 +73,7 @@ type produceFlags struct {
 // timingFlags are the flags that set producer.Timing (--ideal excludes them).
 var timingFlags = []string{"batch-cost", "send-cost", "send-cost-per-kb", "send-cost-key", "send-cost-header", "send-cost-codec-per-kb",
 	"first-send-cost", "warmup-sends", "warmup-factor", "wake-latency", "loop-cost", "close-cost", "close-cost-per-kb",
-	"cold-close", "cold-close-compressed", "cold-rtt", "cold-rtt-jitter", "jitter", "sender-jitter", "run-jitter", "rtt-jitter", "pause-every", "pause-mean"}
+	"cold-close", "cold-close-compressed", "cold-rtt", "cold-jitter", "jitter", "sender-jitter", "run-jitter", "rtt-jitter", "pause-every", "pause-mean"}
 
 func addProduceFlags(fs *pflag.FlagSet, f *produceFlags) {
 	d := producer.DefaultConfig()
@@ -124,7 +124,7 @@ func addProduceFlags(fs *pflag.FlagSet, f *produceFlags) {
 	fs.DurationVar(&t.ColdClose, "cold-close", dt.ColdClose, "sender thread: extra time of its first close, decaying as exp(-k/2) over the next ones (cold JVM)")
 	fs.DurationVar(&t.ColdCloseCompressed, "cold-close-compressed", dt.ColdCloseCompressed, "sender thread: more extra time of the first closes with a codec")
 	fs.DurationVar(&t.ColdRTT, "cold-rtt", dt.ColdRTT, "extra round trip of the first produce request (the requests behind it wait)")
-	fs.Float64Var(&t.ColdRTTJitter, "cold-rtt-jitter", dt.ColdRTTJitter, "log-normal sigma of --cold-rtt")
+	fs.Float64Var(&t.ColdJitter, "cold-jitter", dt.ColdJitter, "log-normal sigma of one factor per run on --cold-close and --cold-rtt")
 	fs.Float64Var(&t.Jitter, "jitter", dt.Jitter, "log-normal sigma of every send() cost")
 	fs.Float64Var(&t.SenderJitter, "sender-jitter", dt.SenderJitter, "log-normal sigma of the sender's wake-ups, loops and closes (0: --jitter)")
 	fs.Float64Var(&t.RunJitter, "run-jitter", dt.RunJitter, "log-normal sigma of each thread's speed over a whole run")

@@ -64,7 +64,10 @@ type Timing struct {
 	ColdClose           time.Duration
 	ColdCloseCompressed time.Duration
 	ColdRTT             time.Duration
-	ColdRTTJitter       float64 // log-normal sigma of ColdRTT (heavy: a busy broker's first append can take seconds)
+	// ColdJitter is the log-normal sigma of one factor per run on the
+	// cold costs (ColdClose, ColdRTT): on a busy machine the cold phase of
+	// some runs takes hundreds of milliseconds.
+	ColdJitter float64
 
 	// Jitter: every cost is multiplied by a log-normal factor exp(s*N(0,1))
 	// with s = Jitter, drawn per send, per wake-up and per close; each
@@ -108,7 +111,7 @@ func DefaultTiming() Timing {
 		ColdClose:           20 * time.Millisecond,
 		ColdCloseCompressed: 0,
 		ColdRTT:             60 * time.Millisecond,
-		ColdRTTJitter:       1.2,
+		ColdJitter:          1.6,
 		Jitter:              1.05,
 		SenderJitter:        1,
 		RunJitter:           1.0,
@@ -136,7 +139,7 @@ func (t *Timing) valid() bool {
 			return false
 		}
 	}
-	return t.WarmupSends >= 0 && t.WarmupFactor >= 0 && t.Jitter >= 0 && t.SenderJitter >= 0 && t.ColdRTTJitter >= 0 && t.RunJitter >= 0 && t.RTTJitter >= 0 && t.PauseEvery >= 0 &&
+	return t.WarmupSends >= 0 && t.WarmupFactor >= 0 && t.Jitter >= 0 && t.SenderJitter >= 0 && t.ColdJitter >= 0 && t.RunJitter >= 0 && t.RTTJitter >= 0 && t.PauseEvery >= 0 &&
 		!math.IsNaN(t.WarmupFactor+t.Jitter+t.RunJitter+t.RTTJitter+t.PauseEvery)
 }
 
@@ -152,7 +155,7 @@ type clock struct {
 	warmN, warmF                               float64
 	wake, loop, close, closePerByte            float64
 	jitter, rttJitter, senderJitter            float64
-	cold, coldRTT, coldRTTJitter               float64
+	cold, coldRTT                              float64
 	closes, requests                           int
 	pauseP, pauseMean                          float64
 	appSpeed, senderSpeed                      float64
@@ -192,7 +195,7 @@ func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
 	if c.senderJitter == 0 {
 		c.senderJitter = c.jitter
 	}
-	c.cold, c.coldRTT, c.coldRTTJitter = float64(t.ColdClose), float64(t.ColdRTT), t.ColdRTTJitter
+	c.cold, c.coldRTT = float64(t.ColdClose), float64(t.ColdRTT)
 	if codec != batch.CodecNone {
 		c.cold += float64(t.ColdCloseCompressed)
 	}
@@ -204,6 +207,11 @@ func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
 	if t.RunJitter > 0 {
 		c.appSpeed = math.Exp(t.RunJitter * c.rng.NormFloat64())
 		c.senderSpeed = math.Exp(t.RunJitter * c.rng.NormFloat64())
+	}
+	if t.ColdJitter > 0 {
+		f := math.Exp(t.ColdJitter * c.rng.NormFloat64())
+		c.cold *= f
+		c.coldRTT *= f
 	}
 	if t.WarmupSends > 0 && t.WarmupFactor > 0 {
 		c.warmUntil = int64(t.WarmupSends) * 12 // exp(-12) is below any jitter
@@ -288,8 +296,8 @@ func (c *clock) rtt(base time.Duration) int64 {
 		return int64(base)
 	}
 	ns := float64(base) * c.noise(c.rttJitter)
-	if c.requests == 0 && c.coldRTT > 0 {
-		ns += c.coldRTT * c.noise(c.coldRTTJitter)
+	if c.requests == 0 {
+		ns += c.coldRTT
 	}
 	c.requests++
 	return int64(ns * c.senderSpeed)
