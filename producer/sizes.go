@@ -7,9 +7,13 @@ import (
 )
 
 // codecFidelity is Java's compressed batch size over kseg's Go encoder's
-// for the same records, per codec (batch.Codec order), as measured by the
-// oracle (testdata/producer-envelope/codec-fidelity.json): the
-// compression estimate of the model is fed the size Java would have seen.
+// for the same records, per codec (batch.Codec order); the compression
+// estimate of the model is fed the size Java would have seen. The oracle's
+// measurement (testdata/producer-envelope/codec-fidelity.json, every
+// compressed batch of the envelope cases re-compressed by kseg) found no
+// systematic ratio: kseg/Java 1.006 gzip, 1.000 snappy, 0.990 lz4, 0.994
+// zstd over all batches, within about 2% for every value kind that
+// brings the estimate near the real ratio, so the factors stay 1.
 var codecFidelity = [...]float64{1, 1, 1, 1, 1}
 
 // codecSizeFactor resolves CodecSizeFactor: the configured value, or the
