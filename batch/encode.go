@@ -121,6 +121,10 @@ func (b *Builder) NumRecords() int { return int(b.n) }
 // (MemoryRecordsBuilder.uncompressedRecordsSizeInBytes).
 func (b *Builder) UncompressedBytes() int { return len(b.records) }
 
+// RecordBytes is the uncompressed records section as appended so far
+// (valid until the next Append or Reset).
+func (b *Builder) RecordBytes() []byte { return b.records }
+
 // BaseTimestamp is the first record's timestamp, or NoTimestamp when empty.
 func (b *Builder) BaseTimestamp() int64 { return b.baseTimestamp }
 

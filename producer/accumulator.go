@@ -22,6 +22,8 @@ type pbatch struct {
 	syncWait   bool    // the application waits for this batch's ack
 	created    int64   // creation order
 	stick      int64   // sticky period (switch count) at creation, -1 keyed
+
+	closedBefore int64 // batches closed before this one was created
 }
 
 // estimatedBytes is MemoryRecordsBuilder.estimatedBytesWritten, in Java's

@@ -37,6 +37,15 @@ type Config struct {
 	KeyPrefix  string // record i has key KeyPrefix + (i mod KeyCount)
 	KeyCount   int    // 0: no key (sticky partitioning)
 	Headers    int    // each record carries this many headers "h<j>" = "x"
+	// ValueFile, when set, holds the values, one per line, cycled (it
+	// replaces ValueSize). ValuesFrom replays keys, values and headers from
+	// an existing Kafka log (log directory, partition directory or segment
+	// file), cycled; Records < 0 then sends each of its records once.
+	// ValueEntropy in [0, 1] makes synthetic ValueSize-byte values of that
+	// compressibility (0 like text, 1 random); -1 keeps the repeated 'v'.
+	ValueFile    string
+	ValuesFrom   string
+	ValueEntropy float64
 	// TimestampStepMs >= 0 gives record i the explicit timestamp
 	// StartTime + i*TimestampStepMs (a ProducerRecord with a timestamp), so
 	// the timestamps no longer follow the virtual clock; -1 (the default)
@@ -56,14 +65,22 @@ type Config struct {
 	AdaptivePartitions bool // partitioner.adaptive.partitioning.enable
 	Sync               bool // send().get() per record
 
-	// Timing on the virtual clock.
+	// Timing on the virtual clock. Timing is the speed of the two
+	// threads (the zero value is the ideal, instantaneous model); the
+	// durations below come on top of it.
+	Timing         Timing
 	SendInterval   time.Duration // between the end of one send() and the next
 	FirstSendDelay time.Duration // extra time the first send() takes after its timestamp
 	StartTime      int64         // ms since the epoch of the first send
 	RTT            time.Duration // produce request round trip; the broker writes at RTT/2
 	PIDDelay       time.Duration // InitProducerId answer arrives this long after StartTime
-	Seed           uint64        // sticky partitioner's random choices
-	Brokers        int           // partition p is led by broker p mod Brokers
+	Seed           uint64        // sticky partitioner's random choices and the timing jitter
+	Run            int           // run number: run r > 0 draws other random choices from the same Seed
+	// CodecSizeFactor is the Java codec's compressed size over kseg's Go
+	// encoder's for the same records; the compression estimate uses the
+	// corrected size. 0 takes the measured default for the codec.
+	CodecSizeFactor float64
+	Brokers         int // partition p is led by broker p mod Brokers
 
 	// Broker settings.
 	SegmentBytes       int64
@@ -85,6 +102,7 @@ func DefaultConfig() Config {
 		Partitions:         1,
 		Records:            200,
 		ValueSize:          100,
+		ValueEntropy:       -1,
 		TimestampStepMs:    -1,
 		BatchSize:          16384,
 		LingerMs:           5,
@@ -97,7 +115,8 @@ func DefaultConfig() Config {
 		MaxBlockMs:         60000,
 		AdaptivePartitions: true,
 		StartTime:          DefaultStartTime,
-		RTT:                2 * time.Millisecond,
+		Timing:             DefaultTiming(),
+		RTT:                9 * time.Millisecond,
 		Seed:               1,
 		Brokers:            1,
 		SegmentBytes:       1073741824,
@@ -125,8 +144,20 @@ func (c *Config) Validate() error {
 		return configErr("topic name %q is not valid", c.Topic)
 	case c.Partitions < 1:
 		return configErr("partitions must be at least 1, got %d", c.Partitions)
-	case c.Records < 0:
+	case c.Records < 0 && !(c.Records == -1 && c.ValuesFrom != ""):
 		return configErr("records must not be negative")
+	case c.ValuesFrom != "" && (c.ValueFile != "" || c.ValueEntropy != -1 || c.KeyCount > 0 || c.Headers > 0):
+		return configErr("values-from replays keys, values and headers: it excludes value-file, value-entropy, key-count and headers")
+	case c.ValueFile != "" && c.ValueEntropy != -1:
+		return configErr("value-file and value-entropy exclude each other")
+	case c.ValueEntropy != -1 && !(c.ValueEntropy >= 0 && c.ValueEntropy <= 1):
+		return configErr("value entropy must be between 0 and 1")
+	case !c.Timing.valid():
+		return configErr("timing costs, factors and jitter must not be negative")
+	case c.Run < 0:
+		return configErr("run number must not be negative")
+	case !(c.CodecSizeFactor >= 0 && c.CodecSizeFactor < 100):
+		return configErr("codec size factor must be positive (0: default)")
 	case c.ValueSize < -1:
 		return configErr("value size must be >= 0 (or -1 for null)")
 	case c.KeyCount < 0:

@@ -100,8 +100,11 @@ func runTo(t *testing.T, cfg Config) (string, *Result) {
 	return dir, res
 }
 
+// seedConfig is the ideal model (instantaneous threads) with the seed
+// article's workload: the deterministic figures are exact there.
 func seedConfig(mod func(*Config)) Config {
 	c := DefaultConfig()
+	c.Timing = Timing{}
 	c.Records = 200
 	c.ValueSize = 100
 	mod(&c)

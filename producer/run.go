@@ -71,6 +71,13 @@ func Write(cfg Config, dir string) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	recs, err := loadRecords(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Records < 0 {
+		cfg.Records = recs.count()
+	}
 	id := topicID(cfg.Seed, cfg.Topic)
 	res := &Result{Dir: dir, TopicID: id.String()}
 	writers := make([]*partitionWriter, cfg.Partitions)
@@ -90,7 +97,7 @@ func Write(cfg Config, dir string) (*Result, error) {
 		writers[p] = w
 	}
 	inj := newInjector(cfg.Inject, writers)
-	s := newSim(&cfg, inj.append)
+	s := newSimWith(&cfg, inj.append, recs, nil)
 	next := make([]int64, cfg.Partitions)
 	hook := s.onDrain
 	s.onDrain = func(d DrainedBatch) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/kseg/kseg/batch"
 )
@@ -41,12 +40,16 @@ type DrainedBatch struct {
 	Partition  int
 	Records    int
 	Bytes      int
+	Unc        int // uncompressed bytes of the records
 	DrainedMs  int64
 	CreatedMs  int64
 	BaseSeq    int32
 	EstimateAt float32
 	Created    int64 // creation order of the batch over the run
-	Stick      int64 // sticky-partition period the batch was created in (-1 keyed)
+	// ClosedBefore is how many batches had been closed (and had updated
+	// the compression estimate) when this one was created.
+	ClosedBefore int64
+	Stick        int64 // sticky-partition period the batch was created in (-1 keyed)
 	// Cut is why the batch stopped taking records (a Cut* constant).
 	Cut string
 }
@@ -88,11 +91,29 @@ type sim struct {
 	blockAt  int64
 	heldBuf  int64 // a buffer allocated by an append that restarted
 
-	senderAt int64
+	// sender thread (see senderStep)
+	senderAt   int64
+	phase      senderPhase
+	pendWake   bool
+	readyNodes []int
+	node       int // index into readyNodes of the node being drained
+	dI, dLeft  int // drain cycle over the node's partitions: next, visits left
+	dSize      int // request size so far
+	dOut       []*pbatch
+	dSent      bool    // this runOnce sent a request
+	dNext      int64   // ready()'s next linger expiry for this runOnce
+	closing    *pbatch // batch being closed until senderAt
+	lastResp   int64
 
-	keyBuf  []byte
-	value   []byte
-	headers []batch.RecordHeader
+	clk  *clock
+	recs *records
+
+	// sizeOnly skips building batch bytes the sink does not need (a
+	// simulation that only counts): sizes come from sizes.
+	sizeOnly bool
+	sizes    *sizeCache
+	counter  func(part, records int)
+	factor   float64
 
 	sink     func(part int, b []byte, brokerMs int64) error
 	onDrain  func(DrainedBatch)
@@ -101,9 +122,31 @@ type sim struct {
 	builders []*batch.Builder
 	queue    []int
 	created  int64
+	// closedCount counts closed batches
+	closedCount int64
 }
 
+// senderPhase is what the sender thread does until senderAt.
+type senderPhase int
+
+const (
+	senderSleep senderPhase = iota // in poll until senderAt (linger expiry) or a wakeup
+	senderRun                      // runOnce starts at senderAt
+	senderClose                    // closing s.closing until senderAt, then draining on
+)
+
 func newSim(cfg *Config, sink func(int, []byte, int64) error) *sim {
+	recs, err := loadRecords(cfg)
+	if err != nil {
+		panic(err) // tests only: Write and Simulate load the records first
+	}
+	return newSimWith(cfg, sink, recs, nil)
+}
+
+// newSimWith builds run cfg.Run of the model over recs; sizes, when not
+// nil, makes it a counting run: no batch is built, s.counter gets each
+// batch's partition and record count instead of the sink its bytes.
+func newSimWith(cfg *Config, sink func(int, []byte, int64) error, recs *records, sizes *sizeCache) *sim {
 	n := cfg.Partitions
 	s := &sim{
 		cfg:       cfg,
@@ -120,41 +163,45 @@ func newSim(cfg *Config, sink func(int, []byte, int64) error) *sim {
 		sink:      sink,
 		queue:     make([]int, n),
 		onDrain:   testDrainHook,
+		recs:      recs,
+		clk:       newClock(cfg.Timing, cfg.Compression, cfg.Seed, cfg.Run),
+		sizeOnly:  sizes != nil,
+		sizes:     sizes,
+		factor:    cfg.codecSizeFactor(),
 	}
 	for p := 0; p < n; p++ {
 		s.leader[p] = p % cfg.Brokers
 		s.nodeParts[s.leader[p]] = append(s.nodeParts[s.leader[p]], p)
 	}
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6b7365672d726566)) // "kseg-ref"
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6b7365672d726566+uint64(cfg.Run))) // "kseg-ref"
 	s.sticky = stickyPartitioner{n: n, batchSize: s.B, part: -1, rnd: rng.Uint32}
 	start := cfg.StartTime * 1e6
 	s.appTs = start
-	s.appAt = start + int64(cfg.FirstSendDelay)
+	s.appAt = start + int64(cfg.FirstSendDelay) + s.sendCost(0)
 	s.pidAt = start + int64(cfg.PIDDelay)
-	if cfg.ValueSize >= 0 {
-		s.value = make([]byte, cfg.ValueSize)
-		for i := range s.value {
-			s.value[i] = 'v'
-		}
-	}
-	for j := 0; j < cfg.Headers; j++ {
-		s.headers = append(s.headers, batch.RecordHeader{Key: []byte("h" + strconv.Itoa(j)), Value: []byte("x")})
-	}
 	return s
 }
 
-func (s *sim) keyFor(i int64) []byte {
-	if s.cfg.KeyCount == 0 {
-		return nil
+// sendCost is the application thread's time for send() number i.
+func (s *sim) sendCost(i int64) int64 {
+	if s.clk.ideal || i >= s.cfg.Records {
+		return 0
 	}
-	s.keyBuf = append(s.keyBuf[:0], s.cfg.KeyPrefix...)
-	s.keyBuf = strconv.AppendInt(s.keyBuf, i%int64(s.cfg.KeyCount), 10)
-	return s.keyBuf
+	key, value, hdr := s.recs.at(i)
+	size := batch.EstimateSizeUpperBound(key, value, hdr) - batch.HeaderSize - batch.MaxRecordOverhead
+	return s.clk.sendCost(i, size, key != nil, len(hdr))
 }
 
+// wake is Sender.wakeup(): a sleeping sender runs after its wake-up
+// latency; a running one goes round again instead of sleeping.
 func (s *sim) wake() {
-	if s.now < s.senderAt {
-		s.senderAt = s.now
+	if s.phase != senderSleep {
+		s.pendWake = true
+		return
+	}
+	if at := s.now + s.clk.wakeLatency(); at < s.senderAt {
+		s.senderAt = at
+		s.phase = senderRun
 	}
 }
 
@@ -195,8 +242,8 @@ func (s *sim) run() error {
 		if s.state == appWaitMem && s.now-s.blockAt > s.cfg.MaxBlockMs*1e6 {
 			return fmt.Errorf("%w: send() blocked for more than max.block.ms=%d", ErrBufferExhausted, s.cfg.MaxBlockMs)
 		}
-		if s.senderAt <= t {
-			if err := s.runSender(); err != nil {
+		for s.senderAt <= t {
+			if err := s.senderStep(); err != nil {
 				return err
 			}
 		}
@@ -212,8 +259,8 @@ func (s *sim) run() error {
 // send is KafkaProducer.doSend for record s.next at time s.now.
 func (s *sim) send() error {
 	i := s.next
-	key := s.keyFor(i)
-	ub := batch.EstimateSizeUpperBound(key, s.value, s.headers)
+	key, value, hdr := s.recs.at(i)
+	ub := batch.EstimateSizeUpperBound(key, value, hdr)
 	if ub > s.cfg.MaxRequestSize {
 		return fmt.Errorf("%w: record %d is %d bytes (upper bound), max.request.size is %d", ErrRecordTooLarge, i, ub, s.cfg.MaxRequestSize)
 	}
@@ -228,7 +275,7 @@ func (s *sim) send() error {
 	if s.cfg.TimestampStepMs >= 0 {
 		tsMs = s.cfg.StartTime + i*s.cfg.TimestampStepMs
 	}
-	pb, full, created, ok := s.append(part, tsMs, key, ub)
+	pb, full, created, ok := s.append(part, tsMs, key, value, hdr, ub)
 	if !ok {
 		if s.state != appWaitMem {
 			s.state = appWaitMem
@@ -245,7 +292,11 @@ func (s *sim) send() error {
 		s.state = appWaitAck
 		return nil
 	}
-	s.scheduleNext(s.now)
+	from := s.now
+	if created {
+		from += s.clk.batchCost() // the new batch's buffer and compression stream
+	}
+	s.scheduleNext(from)
 	return nil
 }
 
@@ -257,14 +308,20 @@ func (s *sim) scheduleNext(from int64) {
 		return
 	}
 	s.state = appReady
-	s.appTs = from + int64(s.cfg.SendInterval)
-	s.appAt = s.appTs
+	if s.cfg.Sync {
+		s.appTs = from + int64(s.cfg.SendInterval) // think time after the ack
+	} else {
+		// A fixed-rate sender: send i starts at start + i*interval, or
+		// when send i-1 returns if that is later.
+		s.appTs = max(s.cfg.StartTime*1e6+s.next*int64(s.cfg.SendInterval), from)
+	}
+	s.appAt = s.appTs + s.sendCost(s.next)
 }
 
 // append is RecordAccumulator.append for one record (single application
 // thread, so the partitioner races of Java cannot happen, but its restart
 // paths can). ok is false when the buffer pool cannot serve the new batch.
-func (s *sim) append(part int, ts int64, key []byte, ub int) (pb *pbatch, full, created, ok bool) {
+func (s *sim) append(part int, ts int64, key, value []byte, hdr []batch.RecordHeader, ub int) (pb *pbatch, full, created, ok bool) {
 	for {
 		sticky := part < 0
 		p := part
@@ -281,8 +338,8 @@ func (s *sim) append(part int, ts int64, key []byte, ub int) (pb *pbatch, full, 
 		}
 		if last := d.last(); last != nil {
 			before := last.estimatedBytes()
-			if last.hasRoomFor(ts, key, s.value, s.headers) {
-				last.b.Append(ts, key, s.value, s.headers)
+			if last.hasRoomFor(ts, key, value, hdr) {
+				last.b.Append(ts, key, value, hdr)
 				if sticky {
 					s.sticky.update(last.estimatedBytes()-before, d.allFull())
 				}
@@ -312,11 +369,12 @@ func (s *sim) append(part int, ts int64, key []byte, ub int) (pb *pbatch, full, 
 			created:    s.created,
 			stick:      -1,
 		}
+		nb.closedBefore = s.closedCount
 		if sticky {
 			nb.stick = s.sticky.switches
 		}
 		s.created++
-		nb.b.Append(ts, key, s.value, s.headers)
+		nb.b.Append(ts, key, value, hdr)
 		d.push(nb)
 		s.heldBuf = 0
 		if sticky {
@@ -388,71 +446,126 @@ func (s *sim) ready() (nodes []bool, nextCheck int64) {
 	return nodes, nextCheck
 }
 
-// runSender is Sender.runOnce, repeated with pollTimeout 0 while anything
-// was sent, then sleeping until the next linger expiry (responses and
-// wakeups interrupt the sleep).
-func (s *sim) runSender() error {
+// senderStep advances the sender thread at senderAt. One Sender.runOnce
+// is: ready(), then drain every ready node below its in-flight limit
+// (closing each drained batch takes the close cost, during which the
+// application keeps appending), one produce request per node; if anything
+// was sent it goes round again after its loop cost (pollTimeout 0),
+// otherwise it sleeps until the next linger expiry or a wakeup.
+func (s *sim) senderStep() error {
+	if s.phase == senderClose {
+		if err := s.finishClose(); err != nil {
+			return err
+		}
+		return s.drainOn()
+	}
 	s.senderAt = never
 	if s.cfg.Idempotence && s.now < s.pidAt {
-		s.senderAt = s.pidAt // the InitProducerId response wakes the sender
+		s.senderAt, s.phase = s.pidAt, senderRun // the InitProducerId response wakes the sender
 		return nil
 	}
-	for {
-		nodes, next := s.ready()
-		sent := false
-		for n, ok := range nodes {
-			if !ok || s.inflight[n] >= s.cfg.MaxInFlight {
-				continue
-			}
-			drained, err := s.drain(n)
-			if err != nil {
-				return err
-			}
-			if len(drained) > 0 {
-				s.request(n, drained)
-				sent = true
-			}
+	s.pendWake = false
+	nodes, next := s.ready()
+	s.readyNodes = s.readyNodes[:0]
+	for n, ok := range nodes {
+		if ok && s.inflight[n] < s.cfg.MaxInFlight {
+			s.readyNodes = append(s.readyNodes, n)
 		}
-		if !sent {
-			s.senderAt = next
-			return nil
+	}
+	if len(s.readyNodes) == 0 {
+		s.sleep(next)
+		return nil
+	}
+	s.dSent, s.dNext = false, next
+	s.node = -1
+	s.nextNode()
+	return s.drainOn()
+}
+
+// sleep puts the sender in poll until at, unless a wakeup came while it
+// was running.
+func (s *sim) sleep(at int64) {
+	if s.pendWake {
+		s.pendWake = false
+		s.senderAt, s.phase = s.now+s.clk.loopCost(), senderRun
+		return
+	}
+	if at != never {
+		at += s.clk.wakeLatency() // a timed-out poll needs the CPU as much as a wakeup
+	}
+	s.senderAt, s.phase = at, senderSleep
+}
+
+// nextNode starts the drain of the next ready node.
+func (s *sim) nextNode() {
+	s.node++
+	if s.node < len(s.readyNodes) {
+		parts := s.nodeParts[s.readyNodes[s.node]]
+		s.dSize, s.dOut, s.dI, s.dLeft = 0, nil, 0, len(parts)
+		if len(parts) > 0 {
+			s.dI = s.drainIdx[s.readyNodes[s.node]] % len(parts)
 		}
 	}
 }
 
-// drain is RecordAccumulator.drainBatchesForOneNode: at most one batch per
-// partition, cyclic from the node's drain index, up to max.request.size.
-func (s *sim) drain(node int) ([]*pbatch, error) {
-	parts := s.nodeParts[node]
-	if len(parts) == 0 {
-		return nil, nil
-	}
-	start := s.drainIdx[node] % len(parts)
-	i := start
-	size := 0
-	var out []*pbatch
-	for {
-		p := parts[i]
-		s.drainIdx[node] = i
-		i = (i + 1) % len(parts)
-		if d := &s.deqs[p]; d.len() > 0 {
+// drainOn is RecordAccumulator.drainBatchesForOneNode, one batch at a
+// time: at most one batch per partition, cyclic from the node's drain
+// index, up to max.request.size. A batch leaves its deque when drained;
+// its close takes time, after which the drain goes on.
+func (s *sim) drainOn() error {
+	for s.node < len(s.readyNodes) {
+		node := s.readyNodes[s.node]
+		parts := s.nodeParts[node]
+		for s.dLeft > 0 {
+			p := parts[s.dI]
+			s.drainIdx[node] = s.dI
+			s.dI = (s.dI + 1) % len(parts)
+			s.dLeft--
+			d := &s.deqs[p]
+			if d.len() == 0 {
+				continue
+			}
 			first := d.first()
-			if size+first.estimatedBytes() > s.cfg.MaxRequestSize && len(out) > 0 {
+			if s.dSize+first.estimatedBytes() > s.cfg.MaxRequestSize && len(s.dOut) > 0 {
 				break
 			}
 			d.pop()
-			n, err := s.close(first)
-			if err != nil {
-				return out, err
+			s.closing = first
+			if c := s.clk.closeCost(first.b.UncompressedBytes()); c > 0 {
+				s.senderAt, s.phase = s.now+c, senderClose
+				return nil
 			}
-			size += n
-			out = append(out, first)
+			if err := s.finishClose(); err != nil {
+				return err
+			}
 		}
-		if i == start {
-			break
+		if len(s.dOut) > 0 {
+			s.request(node, s.dOut)
+			s.dOut = nil
+			s.dSent = true
 		}
+		s.nextNode()
 	}
-	return out, nil
+	if s.dSent {
+		// pollTimeout 0: go round again.
+		s.senderAt, s.phase = s.now+s.clk.loopCost(), senderRun
+		return nil
+	}
+	s.sleep(s.dNext)
+	return nil
+}
+
+// finishClose closes the batch the drain took and adds it to the request.
+func (s *sim) finishClose() error {
+	pb := s.closing
+	s.closing = nil
+	n, err := s.close(pb)
+	if err != nil {
+		return err
+	}
+	s.dSize += n
+	s.dOut = append(s.dOut, pb)
+	return nil
 }
 
 // close assigns the producer state, builds the batch (ProducerBatch.close),
@@ -472,18 +585,39 @@ func (s *sim) close(pb *pbatch) (int, error) {
 		h.BaseSequence = s.nextSeq[pb.part]
 		s.nextSeq[pb.part] = batch.IncrementSequence(s.nextSeq[pb.part], int32(pb.b.NumRecords()))
 	}
-	var err error
-	s.out, err = pb.b.Build(s.out[:0], h, &s.comp)
-	if err != nil {
-		return 0, err
+	var n int
+	if s.sizeOnly {
+		// A counting run: the sink reads the header only, the size of a
+		// compressed batch comes from the cache.
+		h.RecordCount = int32(pb.b.NumRecords())
+		h.LastOffsetDelta = h.RecordCount - 1
+		n = batch.HeaderSize + pb.b.UncompressedBytes()
+		if s.cfg.Compression != batch.CodecNone {
+			c, err := s.sizes.compressed(s.cfg.Compression, pb.b.RecordBytes(), &s.comp)
+			if err != nil {
+				return 0, err
+			}
+			n = batch.HeaderSize + c
+		}
+	} else {
+		var err error
+		s.out, err = pb.b.Build(s.out[:0], h, &s.comp)
+		if err != nil {
+			return 0, err
+		}
+		n = len(s.out)
 	}
-	n := len(s.out)
 	if s.cfg.Compression != batch.CodecNone {
-		s.est.update(float32(n-batch.HeaderSize) / float32(pb.b.UncompressedBytes()))
+		s.est.update(s.observedRatio(n-batch.HeaderSize, pb.b.UncompressedBytes()))
 	}
+	s.closedCount++
 	if s.onDrain != nil {
-		s.onDrain(DrainedBatch{Partition: pb.part, Records: pb.b.NumRecords(), Bytes: n,
-			DrainedMs: s.now / 1e6, CreatedMs: pb.createdMs, BaseSeq: h.BaseSequence, EstimateAt: pb.ratio, Created: pb.created, Stick: pb.stick, Cut: cut})
+		s.onDrain(DrainedBatch{Partition: pb.part, Records: pb.b.NumRecords(), Bytes: n, Unc: pb.b.UncompressedBytes(),
+			DrainedMs: s.now / 1e6, CreatedMs: pb.createdMs, BaseSeq: h.BaseSequence, EstimateAt: pb.ratio, Created: pb.created, Stick: pb.stick, ClosedBefore: pb.closedBefore, Cut: cut})
+	}
+	if s.sizeOnly {
+		s.counter(pb.part, pb.b.NumRecords())
+		return n, nil
 	}
 	// Requests arrive in send order, so the broker's append can run now
 	// with the arrival time as its clock.
@@ -494,6 +628,15 @@ func (s *sim) close(pb *pbatch) (int, error) {
 	return n, nil
 }
 
+// observedRatio is MemoryRecordsBuilder's actualCompressionRatio, with the
+// compressed size scaled to what Java's codec would have written.
+func (s *sim) observedRatio(compressed, uncompressed int) float32 {
+	if s.factor == 1 {
+		return float32(compressed) / float32(uncompressed)
+	}
+	return float32(math.Round(float64(compressed)*s.factor)) / float32(uncompressed)
+}
+
 // request puts a produce request in flight; acks=0 completes at once.
 func (s *sim) request(node int, batches []*pbatch) {
 	s.inflight[node]++
@@ -501,5 +644,7 @@ func (s *sim) request(node int, batches []*pbatch) {
 		s.complete(node, batches)
 		return
 	}
-	s.resp = append(s.resp, response{at: s.now + int64(s.cfg.RTT), node: node, batches: batches})
+	at := max(s.now+s.clk.rtt(s.cfg.RTT), s.lastResp) // responses come back in order
+	s.lastResp = at
+	s.resp = append(s.resp, response{at: at, node: node, batches: batches})
 }

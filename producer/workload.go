@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,16 +37,57 @@ var runNameRE = regexp.MustCompile(`^[A-Za-z0-9._=-]+$`)
 // "<run>_<flag>=<value>..." ("run_" dropped for the unnamed run). The
 // flag names are not checked here: the caller applies them.
 func ExpandWorkload(path string) ([]WorkloadRun, error) {
+	runs, _, err := ExpandSweep(path)
+	return runs, err
+}
+
+// Axis is one swept flag and its values, in the workload's order.
+type Axis struct {
+	Flag   string   `json:"flag"`
+	Values []string `json:"values"`
+}
+
+// SweepPoint places one run of a sweep: its base run ("" for the unnamed
+// one) and its value on every axis.
+type SweepPoint struct {
+	Name   string   `json:"name"`
+	Base   string   `json:"base"`
+	Values []string `json:"values"` // one per axis
+}
+
+// SweepPlan is what kseg produce writes at the top of a sweep's output
+// (SweepName) for kseg report's matrix.
+type SweepPlan struct {
+	Axes   []Axis       `json:"axes"`
+	Points []SweepPoint `json:"runs"`
+}
+
+// SweepName is the sweep plan's file at the top of a sweep's output.
+const SweepName = "kseg-sweep.json"
+
+// ExpandSweep is ExpandWorkload that also returns the sweep's plan (nil
+// without a sweep).
+func ExpandSweep(path string) ([]WorkloadRun, *SweepPlan, error) {
+	runs, plan, err := expandWorkload(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return runs, plan, nil
+}
+
+func expandWorkload(path string) ([]WorkloadRun, *SweepPlan, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	type run struct {
 		name     string
+		base     string
+		values   []string
 		settings map[string]any
 	}
 	base := map[string]any{}
@@ -56,7 +98,7 @@ func ExpandWorkload(path string) ([]WorkloadRun, error) {
 		case "runs":
 			var rs []map[string]any
 			if err := json.Unmarshal(v, &rs); err != nil {
-				return nil, fmt.Errorf("%s: runs: %w", path, err)
+				return nil, nil, fmt.Errorf("%s: runs: %w", path, err)
 			}
 			for i, r := range rs {
 				name, _ := r["name"].(string)
@@ -64,11 +106,11 @@ func ExpandWorkload(path string) ([]WorkloadRun, error) {
 					name = fmt.Sprintf("run-%d", i)
 				}
 				delete(r, "name")
-				runs = append(runs, run{name: name, settings: r})
+				runs = append(runs, run{name: name, base: name, settings: r})
 			}
 		case "sweep":
 			if err := json.Unmarshal(v, &sweep); err != nil {
-				return nil, fmt.Errorf("%s: sweep: %w", path, err)
+				return nil, nil, fmt.Errorf("%s: sweep: %w", path, err)
 			}
 		default:
 			var x any
@@ -84,7 +126,16 @@ func ExpandWorkload(path string) ([]WorkloadRun, error) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	var plan *SweepPlan
+	if len(keys) > 0 {
+		plan = &SweepPlan{}
+	}
 	for _, k := range keys {
+		ax := Axis{Flag: k}
+		for _, v := range sweep[k] {
+			ax.Values = append(ax.Values, settingValue(v))
+		}
+		plan.Axes = append(plan.Axes, ax)
 		var next []run
 		for _, r := range runs {
 			for _, v := range sweep[k] {
@@ -93,7 +144,8 @@ func ExpandWorkload(path string) ([]WorkloadRun, error) {
 					s[kk] = vv
 				}
 				s[k] = v
-				next = append(next, run{name: fmt.Sprintf("%s_%s=%v", r.name, k, v), settings: s})
+				vals := append(slices.Clone(r.values), settingValue(v))
+				next = append(next, run{name: fmt.Sprintf("%s_%s=%v", r.name, k, v), base: r.base, values: vals, settings: s})
 			}
 		}
 		runs = next
@@ -111,18 +163,21 @@ func ExpandWorkload(path string) ([]WorkloadRun, error) {
 			r.name = strings.TrimPrefix(r.name, "run_")
 		}
 		if !runNameRE.MatchString(r.name) {
-			return nil, fmt.Errorf("%s: run name %q: use letters, digits and . _ = -", path, r.name)
+			return nil, nil, fmt.Errorf("%s: run name %q: use letters, digits and . _ = -", path, r.name)
 		}
 		out = append(out, WorkloadRun{Name: r.name, Settings: settings(merged)})
+		if plan != nil {
+			plan.Points = append(plan.Points, SweepPoint{Name: r.name, Base: r.base, Values: r.values})
+		}
 	}
 	seen := map[string]bool{}
 	for _, r := range out {
 		if seen[r.Name] {
-			return nil, fmt.Errorf("%s: two runs are named %q", path, r.Name)
+			return nil, nil, fmt.Errorf("%s: two runs are named %q", path, r.Name)
 		}
 		seen[r.Name] = true
 	}
-	return out, nil
+	return out, plan, nil
 }
 
 // settings flattens m into flag settings, names sorted.
@@ -139,14 +194,18 @@ func settings(m map[string]any) []Setting {
 			vals = list
 		}
 		for _, v := range vals {
-			s := fmt.Sprint(v)
-			if fv, ok := v.(float64); ok {
-				s = strconv.FormatFloat(fv, 'f', -1, 64)
-			}
-			out = append(out, Setting{k, s})
+			out = append(out, Setting{k, settingValue(v)})
 		}
 	}
 	return out
+}
+
+// settingValue is a JSON value as a flag value (numbers in plain decimal).
+func settingValue(v any) string {
+	if fv, ok := v.(float64); ok {
+		return strconv.FormatFloat(fv, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
 }
 
 // SweepRun is one resolved run of a workload.
@@ -157,8 +216,9 @@ type SweepRun struct {
 
 // Sweep writes each run to out/<name>, all or nothing: out is built
 // beside itself and renamed into place, and must not exist or be empty
-// unless force is set. The results' Dir is out/<name>.
-func Sweep(runs []SweepRun, out string, force bool) ([]*Result, error) {
+// unless force is set. The results' Dir is out/<name>; the sweep plan, if
+// any, goes to out/SweepName.
+func Sweep(runs []SweepRun, plan *SweepPlan, out string, force bool) ([]*Result, error) {
 	results := make([]*Result, len(runs))
 	err := atomicfile.WriteDir(out, force, func(tmp string) error {
 		for i, r := range runs {
@@ -173,7 +233,7 @@ func Sweep(runs []SweepRun, out string, force bool) ([]*Result, error) {
 			res.Dir = filepath.Join(out, r.Name)
 			results[i] = res
 		}
-		return nil
+		return writePlan(plan, tmp)
 	})
 	if err != nil {
 		return nil, err

@@ -67,7 +67,7 @@ func TestSweep(t *testing.T) {
 	large.Records = 40
 	runs := []SweepRun{{"small", small}, {"large", large}}
 	out := filepath.Join(t.TempDir(), "sweep")
-	res, err := Sweep(runs, out, false)
+	res, err := Sweep(runs, nil, out, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,12 +86,12 @@ func TestSweep(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if _, err := Sweep(runs, out, false); err == nil {
+	if _, err := Sweep(runs, nil, out, false); err == nil {
 		t.Error("second sweep into the same directory without force succeeded")
 	}
 	bad := DefaultConfig()
 	bad.Inject = []Fault{{Kind: FaultDuplicate, At: 1000}}
-	if _, err := Sweep([]SweepRun{{"ok", small}, {"bad", bad}}, out, true); err == nil || !strings.HasPrefix(err.Error(), "run bad: ") {
+	if _, err := Sweep([]SweepRun{{"ok", small}, {"bad", bad}}, nil, out, true); err == nil || !strings.HasPrefix(err.Error(), "run bad: ") {
 		t.Errorf("failing run: %v, want run bad: ...", err)
 	}
 	if _, err := os.Stat(filepath.Join(out, "small")); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/kseg/kseg/audit"
 	"github.com/kseg/kseg/batch"
 	"github.com/kseg/kseg/explain"
+	"github.com/kseg/kseg/producer"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -98,6 +99,10 @@ type PartitionData struct {
 	// (nil unless CollectOptions.Explain).
 	Cuts      map[int64]string
 	Explained []*explain.Producer
+	// Envelope is the predicted distribution of this partition's layout
+	// when kseg produce --runs wrote the log (nil otherwise).
+	Envelope *producer.PartitionEnvelope
+	Runs     int // simulated runs behind Envelope
 }
 
 // Gap is the time between two consecutive batches.
@@ -111,6 +116,12 @@ type Run struct {
 	Name       string
 	Path       string
 	Partitions []PartitionData
+	// Envelope is the run's kseg-envelope.ndjson (kseg produce --runs),
+	// nil when there is none.
+	Envelope *producer.Envelope
+	// Sweep is the plan of the kseg produce --workload sweep the run
+	// belongs to (shared by its runs), nil otherwise.
+	Sweep *producer.SweepPlan
 }
 
 // ResolveRuns turns command-line paths into runs: a file, a partition
@@ -134,10 +145,14 @@ func ResolveRuns(paths []string) ([]Run, error) {
 			return nil, err
 		}
 		n := len(runs)
+		plan, err := producer.ReadSweepPlan(p)
+		if err != nil {
+			return nil, err
+		}
 		for _, e := range ents {
 			sub := filepath.Join(p, e.Name())
 			if e.IsDir() && hasPartitionChild(sub) {
-				runs = append(runs, Run{Name: e.Name(), Path: sub})
+				runs = append(runs, Run{Name: e.Name(), Path: sub, Sweep: plan})
 			}
 		}
 		if len(runs) == n { // let segment.Partitions say what is wrong
@@ -185,7 +200,8 @@ type CollectOptions struct {
 // optionally, the audit.
 func Collect(runs []Run, opts CollectOptions) error {
 	for i := range runs {
-		parts, err := segment.Partitions([]string{runs[i].Path})
+		r := &runs[i]
+		parts, err := segment.Partitions([]string{r.Path})
 		if err != nil {
 			return err
 		}
@@ -196,6 +212,14 @@ func Collect(runs []Run, opts CollectOptions) error {
 				return err
 			}
 		}
+		if st, err := os.Stat(r.Path); err == nil && st.IsDir() {
+			ef := filepath.Join(r.Path, producer.EnvelopeName)
+			if _, err := os.Stat(ef); err == nil {
+				if r.Envelope, err = producer.ReadEnvelope(ef); err != nil {
+					return err
+				}
+			}
+		}
 		for j := range parts {
 			pd, err := collectPartition(&parts[j], opts)
 			if err != nil {
@@ -204,7 +228,12 @@ func Collect(runs []Run, opts CollectOptions) error {
 			if ex != nil {
 				addExplained(pd, &parts[j], ex)
 			}
-			runs[i].Partitions = append(runs[i].Partitions, *pd)
+			if env := r.Envelope; env != nil && parts[j].Topic == env.Config.Topic {
+				if k := int(parts[j].Partition); k >= 0 && k < len(env.Partitions) {
+					pd.Envelope, pd.Runs = &env.Partitions[k], len(env.Runs)
+				}
+			}
+			r.Partitions = append(r.Partitions, *pd)
 		}
 	}
 	return nil

@@ -46,6 +46,10 @@ th{background:#f6f8fa;font-weight:600}td.n{text-align:right;font-variant-numeric
 .sev-error,.sev-critical{color:#d1242f;font-weight:600}.sev-warning{color:#9a6700}
 .empty{color:#57606a;font-style:italic}
 code{font-size:12px}
+svg .band-outer{fill:#0072B2;fill-opacity:.12}svg .band{fill:#0072B2;fill-opacity:.3}
+svg .median{fill:none;stroke:#0072B2;stroke-width:1.5;stroke-dasharray:5 3}
+svg[data-chart=envelope] circle.point{fill:#E69F00}svg[data-chart=envelope] circle.outside{fill:#d1242f;stroke:#fff;stroke-width:.5}
+table.matrix{width:auto}table.matrix td,table.matrix th{padding:4px 10px}
 `
 
 // WriteHTML writes the self-contained report page: inline CSS and SVG, no
@@ -95,6 +99,9 @@ func WriteHTML(w io.Writer, runs []Run, opt HTMLOptions) error {
 		}
 	}
 	sb.WriteString("</table>\n")
+
+	// A sweep: one matrix of its settings before the runs.
+	sweepMatrices(&sb, runs)
 
 	// One section per partition name, runs side by side.
 	var names []string
@@ -222,6 +229,11 @@ func partitionCell(sb *strings.Builder, run string, pd *PartitionData, opt HTMLO
 	fmt.Fprintf(sb, "<td class=n>%d</td><td>%s</td><td>%s</td><td>%s</td></tr></table>\n", s.ControlBatches, first, span, e(pidText(s.ProducerIDs)))
 	explainTable(sb, pd)
 	sb.WriteString("<div class=\"figs\">\n<div class=\"fig\">")
+	// 0. the predicted band, for a log written by kseg produce --runs
+	if pd.Envelope != nil {
+		envelopeFigure(sb, pd)
+		sb.WriteString("</div>\n<div class=\"fig\">")
+	}
 	// 1. records per batch
 	bins := histogramBins(s.RecordsPerBatch)
 	cap := fmt.Sprintf("Records per batch: %d bars, one per record count", len(bins))

@@ -1,0 +1,218 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kseg/kseg/producer"
+)
+
+// envelopeCase is a testdata/producer-envelope/<case>.json file: the real
+// Java producer (Kafka 4.4.0) run several times on one workload, written
+// by oracle/producer-envelope.sh.
+type envelopeCase struct {
+	Case        string   `json:"case"`
+	Description string   `json:"description"`
+	ProduceArgs []string `json:"produce_args"`
+	Runs        []struct {
+		Run        int `json:"run"`
+		Partitions []struct {
+			Partition       int   `json:"partition"`
+			RecordsPerBatch []int `json:"records_per_batch"`
+		} `json:"partitions"`
+	} `json:"runs"`
+}
+
+// envelopeRuns is how many runs the model simulates per case.
+const envelopeRuns = 200
+
+// loadEnvelopeCases reads every committed case file.
+func loadEnvelopeCases(t *testing.T) []envelopeCase {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(repoDir(t), "testdata", "producer-envelope", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []envelopeCase
+	for _, f := range files {
+		if filepath.Base(f) == "codec-fidelity.json" {
+			continue
+		}
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c envelopeCase
+		if err := json.Unmarshal(raw, &c); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if c.Case == "" || len(c.ProduceArgs) == 0 || len(c.Runs) == 0 {
+			t.Fatalf("%s: no case, produce_args or runs", f)
+		}
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		t.Fatal("committed fixtures missing: no testdata/producer-envelope/*.json")
+	}
+	return out
+}
+
+// caseConfig resolves a case's produce_args like kseg produce does.
+func caseConfig(t *testing.T, args []string) producer.Config {
+	t.Helper()
+	var f produceFlags
+	fs := pflag.NewFlagSet("produce", pflag.ContinueOnError)
+	addProduceFlags(fs, &f)
+	if err := fs.Parse(args); err != nil {
+		t.Fatalf("produce_args: %v", err)
+	}
+	cfg, err := f.config(fs)
+	if err != nil {
+		t.Fatalf("produce_args: %v", err)
+	}
+	return cfg
+}
+
+// caseCheck is one partition (or, for the sticky partitioner, the pool of
+// all partitions) of a case: the real batch counts and the model's.
+type caseCheck struct {
+	name  string
+	real  []int
+	model []int
+}
+
+// checks builds the comparisons of a case. Keyed partitions are compared
+// one by one; unkeyed ones over several partitions are pooled, since which
+// partition the sticky partitioner favours is random in both.
+func caseChecks(c *envelopeCase, cfg producer.Config, env *producer.Envelope) []caseCheck {
+	realOf := func(p int) []int {
+		var out []int
+		for _, r := range c.Runs {
+			n := 0
+			for _, pr := range r.Partitions {
+				if pr.Partition == p {
+					n = len(pr.RecordsPerBatch)
+				}
+			}
+			out = append(out, n)
+		}
+		return out
+	}
+	if cfg.KeyCount == 0 && cfg.ValuesFrom == "" && cfg.Partitions > 1 {
+		ck := caseCheck{name: "all partitions"}
+		for p := range cfg.Partitions {
+			ck.real = append(ck.real, realOf(p)...)
+			ck.model = append(ck.model, env.Partitions[p].BatchCounts...)
+		}
+		return []caseCheck{ck}
+	}
+	var out []caseCheck
+	for p := range cfg.Partitions {
+		out = append(out, caseCheck{name: fmt.Sprintf("p%d", p), real: realOf(p), model: env.Partitions[p].BatchCounts})
+	}
+	return out
+}
+
+func medianOf(xs []int) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return float64(s[n/2])
+	}
+	return float64(s[n/2-1]+s[n/2]) / 2
+}
+
+// lowerMedian is the nearest-rank median of the model's runs (as the
+// envelope's p50).
+func lowerMedian(xs []int) int {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
+}
+
+// knownMisses are the cases in which the model, with its default timing,
+// misses a criterion on the committed data, and why. A listed case that
+// meets the criterion after all fails the test, so the list stays true.
+var knownMisses = map[string]struct {
+	outsideRange, medianOff bool
+	why                     string
+}{
+	"k3-d12-v10-b4096": {false, true, "the small partitions' batch counts are 6-8: the model's median drain cycles are one or two fewer than the real median"},
+	"k8-d12-v10-b4096": {false, true, "2 vs 3 batches: one drain cycle more in the model's median, 50% at that count"},
+	"t-slow1ms-l5":     {false, true, "slow senders with linger 5 ms: the cold sender of the real runs drained almost nothing for hundreds of ms while the harness's application thread spin-waited on a loaded 2-core machine; the model's median run drains more"},
+	"t-slow1ms-l5-u3":  {false, true, "as t-slow1ms-l5"},
+	"t-slow2ms-l5":     {true, true, "as t-slow1ms-l5; and one real run (86 batches) came at a lightly loaded moment, its sender draining 1 ms after each linger expiry, beyond the model's 200 runs"},
+}
+
+// TestEnvelopeMatchesRealProducer: for every case the real Java producer
+// was run on, every real run's batch count per partition lies within the
+// model's min–max over 200 simulated runs, and the model's median batch
+// count is within 5% of the real median (but for knownMisses). Run with
+// -v for the calibration table (case, real batch counts per run, model
+// min/p50/max).
+func TestEnvelopeMatchesRealProducer(t *testing.T) {
+	root := repoDir(t)
+	cases := loadEnvelopeCases(t)
+	t.Chdir(root) // value files are named relative to the repository
+	var table []string
+	for i := range cases {
+		c := &cases[i]
+		t.Run(c.Case, func(t *testing.T) {
+			cfg := caseConfig(t, c.ProduceArgs)
+			env, err := producer.Simulate(cfg, envelopeRuns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var outside, off []string
+			for _, ck := range caseChecks(c, cfg, env) {
+				lo, hi := slices.Min(ck.model), slices.Max(ck.model)
+				med, rmed := lowerMedian(ck.model), medianOf(ck.real)
+				table = append(table, fmt.Sprintf("| %s | %s | %v | %d / %d / %d |", c.Case, ck.name, ck.real, lo, med, hi))
+				for _, n := range ck.real {
+					if n < lo || n > hi {
+						outside = append(outside, fmt.Sprintf("%s: a real run has %d batches, outside the model's %d–%d (real %v)", ck.name, n, lo, hi, ck.real))
+						break
+					}
+				}
+				if math.Abs(float64(med)-rmed) > 0.05*rmed {
+					off = append(off, fmt.Sprintf("%s: model median %d batches, real median %v (real %v): more than 5%% apart", ck.name, med, rmed, ck.real))
+				}
+			}
+			known := knownMisses[c.Case]
+			for _, m := range []struct {
+				got      []string
+				expected bool
+				what     string
+			}{{outside, known.outsideRange, "outside the model's range"}, {off, known.medianOff, "median more than 5% off"}} {
+				switch {
+				case len(m.got) > 0 && !m.expected:
+					t.Error(strings.Join(m.got, "\n"))
+				case len(m.got) > 0:
+					t.Logf("known miss (%s): %s", known.why, strings.Join(m.got, "; "))
+				case m.expected:
+					t.Errorf("listed in knownMisses as %s, but it is not any more: update the list", m.what)
+				}
+			}
+		})
+	}
+	t.Logf("\n| case | partition | real batches per run | model min / p50 / max |\n| --- | --- | --- | --- |\n%s", strings.Join(table, "\n"))
+}
+
+// repoDir is the repository root (tests run in cmd/).
+func repoDir(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Dir(wd)
+}

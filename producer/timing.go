@@ -1,0 +1,304 @@
+package producer
+
+import (
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/kseg/kseg/batch"
+)
+
+// Timing is the speed of the producer's two threads on the virtual clock:
+// the application thread that calls send() and the sender thread that
+// drains, closes and sends batches. Java runs them concurrently, so while
+// the sender closes one batch the application keeps appending to others;
+// that is what lets a node's drain take partly filled head batches of
+// other partitions, and the compression estimate improve between batches
+// of one burst (PRODUCER-MODEL.md, errata).
+//
+// The zero Timing is the ideal model: every send() and every sender step
+// takes no time, so a burst is appended before the sender first runs.
+// DefaultTiming is calibrated against the real Java producer (README.md,
+// "Timing, ranges and comparisons", has the procedure).
+type Timing struct {
+	// Application thread: the cost of one send(), from the moment its
+	// timestamp is taken to the record being in its batch; the next
+	// send() starts right after (plus Config.SendInterval).
+	SendCost       time.Duration // fixed part (serialise, partition, append)
+	SendCostPerKB  time.Duration // per KiB of the record's encoded size
+	SendCostKey    time.Duration // extra for a record with a key (serialiser, murmur2)
+	SendCostHeader time.Duration // extra per header
+	// SendCostCodecPerKB is the extra per KiB when the batch is
+	// compressed (the record is written through the compressor's buffer);
+	// a negative value takes the codec's default.
+	SendCostCodecPerKB time.Duration
+	// BatchCost is the extra time of a send() that creates a batch (its
+	// MemoryRecordsBuilder and compression stream: zstd-jni allocates its
+	// context, zlib its deflater); negative takes the codec's default.
+	BatchCost time.Duration
+	// FirstSend is the extra time of the very first send() (class loading,
+	// the first buffer and codec): its record's timestamp is taken before,
+	// the next one's after.
+	FirstSend time.Duration
+	// The first sends of a cold JVM are slower: send i costs
+	// (1 + WarmupFactor * exp(-i/WarmupSends)) times the warm cost.
+	WarmupSends  int
+	WarmupFactor float64
+
+	// Sender thread.
+	WakeLatency time.Duration // wakeup() or a response until the sender runs
+	LoopCost    time.Duration // one Sender.runOnce: ready, request building, network write
+	CloseCost   time.Duration // ProducerBatch.close of one batch: header, CRC
+	// ClosePerKB is the close cost per KiB of uncompressed records: the
+	// compressor runs on its buffered input when the batch closes (Kafka
+	// buffers 16 KiB for gzip and zstd, 32 KiB for snappy, 64 KiB for lz4
+	// in front of the codec, so a batch of that size or less is compressed
+	// at close, on the sender thread). Negative: the codec's default.
+	ClosePerKB time.Duration
+
+	// A cold JVM's sender: its first closes run interpreted code and load
+	// the request path (and the codec) on a busy machine, so close k costs
+	// ColdClose*exp(-k/2) more (ColdCloseCompressed more again with a
+	// codec); the first request's round trip is ColdRTT longer (a fresh
+	// partition's first append), and the requests behind it wait for it.
+	ColdClose           time.Duration
+	ColdCloseCompressed time.Duration
+	ColdRTT             time.Duration
+	// ColdJitter is the log-normal sigma of one factor per run on the
+	// cold costs (ColdClose, ColdRTT): on a busy machine the cold phase of
+	// some runs takes hundreds of milliseconds.
+	ColdJitter float64
+
+	// Jitter: every cost is multiplied by a log-normal factor exp(s*N(0,1))
+	// with s = Jitter, drawn per send, per wake-up and per close; each
+	// thread's whole run is slower or faster by exp(RunJitter*N(0,1)) (the
+	// sender's factor also scales the round trip: the broker shares the
+	// machine's load); the
+	// round trip by exp(RTTJitter*N(0,1)) per request; SenderJitter is the
+	// sigma of the sender's wake-ups and closes (0: Jitter). The application
+	// thread also stalls (GC, scheduling) on average once every PauseEvery
+	// sends (0: never) for an exponentially distributed PauseMean.
+	Jitter       float64
+	SenderJitter float64
+	RunJitter    float64
+	RTTJitter    float64
+	PauseEvery   float64
+	PauseMean    time.Duration
+}
+
+// DefaultTiming is the timing calibrated against Kafka 4.4.0's Java
+// producer on the oracle's machine class (2 cores, heavily shared); see
+// the README for how. The application thread's costs come from its
+// measured send() times (p50 ~11 us, p90 ~42 us, the first 50 sends ~5x
+// slower, ~65 us a record over a burst with its stalls); the round trip
+// from the producer's request latency; the sender's wake-up, loop and
+// cold-start costs from fitting the real batch layouts case by case.
+func DefaultTiming() Timing {
+	return Timing{
+		SendCost:            7 * time.Microsecond,
+		SendCostPerKB:       30 * time.Microsecond,
+		SendCostKey:         500 * time.Nanosecond,
+		SendCostHeader:      300 * time.Nanosecond,
+		SendCostCodecPerKB:  -1,
+		BatchCost:           -1,
+		FirstSend:           40 * time.Millisecond,
+		WarmupSends:         150,
+		WarmupFactor:        4,
+		WakeLatency:         10 * time.Millisecond,
+		LoopCost:            1 * time.Millisecond,
+		CloseCost:           200 * time.Microsecond,
+		ClosePerKB:          -1,
+		ColdClose:           20 * time.Millisecond,
+		ColdCloseCompressed: 0,
+		ColdRTT:             60 * time.Millisecond,
+		ColdJitter:          1.6,
+		Jitter:              1.05,
+		SenderJitter:        1,
+		RunJitter:           1.0,
+		RTTJitter:           0.5,
+		PauseEvery:          60,
+		PauseMean:           2 * time.Millisecond,
+	}
+}
+
+// codecSendPerKB and codecClosePerKB are the per-KiB costs of a codec on
+// the application thread (copy into the compressor's buffer) and at close
+// (the compressor itself), indexed by batch.Codec.
+var (
+	codecSendPerKB  = [...]time.Duration{0, 150 * time.Nanosecond, 150 * time.Nanosecond, 150 * time.Nanosecond, 150 * time.Nanosecond}
+	codecBatchCost  = [...]time.Duration{5 * time.Microsecond, 300 * time.Microsecond, 100 * time.Microsecond, 200 * time.Microsecond, 500 * time.Microsecond}
+	codecClosePerKB = [...]time.Duration{0, 12 * time.Microsecond, 3 * time.Microsecond, 25 * time.Microsecond, 5 * time.Microsecond}
+)
+
+// ideal reports whether t is the ideal (instantaneous) model.
+func (t *Timing) ideal() bool { return *t == Timing{} }
+
+func (t *Timing) valid() bool {
+	for _, d := range []time.Duration{t.ColdClose, t.ColdCloseCompressed, t.ColdRTT, t.FirstSend, t.SendCost, t.SendCostPerKB, t.SendCostKey, t.SendCostHeader, t.WakeLatency, t.LoopCost, t.CloseCost, t.PauseMean} {
+		if d < 0 {
+			return false
+		}
+	}
+	return t.WarmupSends >= 0 && t.WarmupFactor >= 0 && t.Jitter >= 0 && t.SenderJitter >= 0 && t.ColdJitter >= 0 && t.RunJitter >= 0 && t.RTTJitter >= 0 && t.PauseEvery >= 0 &&
+		!math.IsNaN(t.WarmupFactor+t.Jitter+t.RunJitter+t.RTTJitter+t.PauseEvery)
+}
+
+// clock is one run's timing: the resolved costs in ns and its random
+// source. A nil-safe zero clock (ideal) draws nothing.
+type clock struct {
+	ideal bool
+	rng   *rand.Rand
+
+	first, batch float64
+
+	sendBase, sendPerByte, sendKey, sendHeader float64
+	warmN, warmF                               float64
+	wake, loop, close, closePerByte            float64
+	jitter, rttJitter, senderJitter            float64
+	cold, coldRTT                              float64
+	closes, requests                           int
+	pauseP, pauseMean                          float64
+	appSpeed, senderSpeed                      float64
+	warmUntil                                  int64 // sends past this are warm
+}
+
+func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
+	c := &clock{ideal: t.ideal()}
+	if c.ideal {
+		return c
+	}
+	c.rng = rand.New(rand.NewPCG(seed, 0x74696d696e67+uint64(run))) // "timing"
+	perKB := func(d time.Duration) float64 { return float64(d) / 1024 }
+	c.first = float64(t.FirstSend)
+	c.batch = float64(t.BatchCost)
+	if t.BatchCost < 0 {
+		c.batch = float64(codecBatchCost[codec])
+	}
+	c.sendBase = float64(t.SendCost)
+	c.sendPerByte = perKB(t.SendCostPerKB)
+	if codec != batch.CodecNone {
+		cp := t.SendCostCodecPerKB
+		if cp < 0 {
+			cp = codecSendPerKB[codec]
+		}
+		c.sendPerByte += perKB(cp)
+	}
+	c.sendKey, c.sendHeader = float64(t.SendCostKey), float64(t.SendCostHeader)
+	c.warmN, c.warmF = float64(t.WarmupSends), t.WarmupFactor
+	c.wake, c.loop, c.close = float64(t.WakeLatency), float64(t.LoopCost), float64(t.CloseCost)
+	cp := t.ClosePerKB
+	if cp < 0 {
+		cp = codecClosePerKB[codec]
+	}
+	c.closePerByte = perKB(cp)
+	c.jitter, c.rttJitter, c.senderJitter = t.Jitter, t.RTTJitter, t.SenderJitter
+	if c.senderJitter == 0 {
+		c.senderJitter = c.jitter
+	}
+	c.cold, c.coldRTT = float64(t.ColdClose), float64(t.ColdRTT)
+	if codec != batch.CodecNone {
+		c.cold += float64(t.ColdCloseCompressed)
+	}
+	if t.PauseEvery > 0 {
+		c.pauseP = 1 / t.PauseEvery
+	}
+	c.pauseMean = float64(t.PauseMean)
+	c.appSpeed, c.senderSpeed = 1, 1
+	if t.RunJitter > 0 {
+		c.appSpeed = math.Exp(t.RunJitter * c.rng.NormFloat64())
+		c.senderSpeed = math.Exp(t.RunJitter * c.rng.NormFloat64())
+	}
+	if t.ColdJitter > 0 {
+		f := math.Exp(t.ColdJitter * c.rng.NormFloat64())
+		c.cold *= f
+		c.coldRTT *= f
+	}
+	if t.WarmupSends > 0 && t.WarmupFactor > 0 {
+		c.warmUntil = int64(t.WarmupSends) * 12 // exp(-12) is below any jitter
+	}
+	return c
+}
+
+// noise is one log-normal jitter factor.
+func (c *clock) noise(s float64) float64 {
+	if s == 0 {
+		return 1
+	}
+	return math.Exp(s * c.rng.NormFloat64())
+}
+
+// sendCost is the duration of send() number i for a record of size bytes.
+func (c *clock) sendCost(i int64, size int, keyed bool, headers int) int64 {
+	if c.ideal {
+		return 0
+	}
+	ns := c.sendBase + c.sendPerByte*float64(size) + c.sendHeader*float64(headers)
+	if keyed {
+		ns += c.sendKey
+	}
+	if i < c.warmUntil {
+		ns *= 1 + c.warmF*math.Exp(-float64(i)/c.warmN)
+	}
+	if i == 0 {
+		ns += c.first
+	}
+	ns *= c.appSpeed * c.noise(c.jitter)
+	if c.pauseP > 0 && c.rng.Float64() < c.pauseP {
+		ns += c.pauseMean * c.rng.ExpFloat64()
+	}
+	return int64(ns)
+}
+
+// batchCost is the application thread's extra time for creating a batch.
+func (c *clock) batchCost() int64 {
+	if c.ideal || c.batch == 0 {
+		return 0
+	}
+	return int64(c.batch * c.appSpeed * c.noise(c.jitter))
+}
+
+// wakeLatency is the delay from a wakeup to the sender running.
+func (c *clock) wakeLatency() int64 {
+	if c.ideal || c.wake == 0 {
+		return 0
+	}
+	return int64(c.wake * c.senderSpeed * c.noise(c.senderJitter))
+}
+
+// loopCost is one sender iteration's own time.
+func (c *clock) loopCost() int64 {
+	if c.ideal || c.loop == 0 {
+		return 0
+	}
+	return int64(c.loop * c.senderSpeed * c.noise(c.senderJitter))
+}
+
+// closeCost is the time ProducerBatch.close takes for a batch of
+// uncompressed record bytes (the sender's first closes are cold).
+func (c *clock) closeCost(uncompressed int) int64 {
+	if c.ideal {
+		return 0
+	}
+	ns := c.close + c.closePerByte*float64(uncompressed)
+	if c.cold > 0 && c.closes < 16 {
+		ns += c.cold * math.Exp(-float64(c.closes)/2)
+	}
+	c.closes++
+	if ns == 0 {
+		return 0
+	}
+	return int64(ns * c.senderSpeed * c.noise(c.senderJitter))
+}
+
+// rtt is one request's round trip (the first one cold).
+func (c *clock) rtt(base time.Duration) int64 {
+	if c.ideal {
+		return int64(base)
+	}
+	ns := float64(base) * c.noise(c.rttJitter)
+	if c.requests == 0 {
+		ns += c.coldRTT
+	}
+	c.requests++
+	return int64(ns * c.senderSpeed)
+}
