@@ -2,7 +2,7 @@ package explain
 
 import (
 	"fmt"
-	"os"
+	"slices"
 	"sort"
 	"time"
 
@@ -90,10 +90,13 @@ type Advice struct {
 	Fill       float64 // mean batch bytes / likely batch.size (0: unknown)
 	LogBatches int64
 	Base       producer.Config
-	BaseCount  int64 // batches the model writes at the inferred settings
-	Change     string
-	Changed    producer.Config
-	NewCount   int64
+	BaseCount  int64 // median batches the model writes at the inferred settings
+	// BaseMin and BaseMax are the range over the simulated runs.
+	BaseMin, BaseMax int64
+	Change           string
+	Changed          producer.Config
+	NewCount         int64 // median batches with the change
+	NewMin, NewMax   int64
 }
 
 // Advise runs the reference producer on p's workload at the inferred
@@ -139,30 +142,32 @@ func (p *Producer) Advise() (*Advice, error) {
 		return nil, nil
 	}
 	var err error
-	if a.BaseCount, err = modelBatches(a.Base); err != nil {
+	if a.BaseCount, a.BaseMin, a.BaseMax, err = modelBatches(a.Base); err != nil {
 		return nil, err
 	}
-	if a.NewCount, err = modelBatches(a.Changed); err != nil {
+	if a.NewCount, a.NewMin, a.NewMax, err = modelBatches(a.Changed); err != nil {
 		return nil, err
 	}
 	return a, nil
 }
 
-// modelBatches runs the reference producer into a scratch directory and
-// returns how many batches it wrote.
-func modelBatches(c producer.Config) (int64, error) {
-	dir, err := os.MkdirTemp("", "kseg-explain-model-")
+// adviceRuns is how many runs of the model an advice rests on: the real
+// producer's batching varies run to run, and so does the model's.
+const adviceRuns = 21
+
+// modelBatches simulates the reference producer adviceRuns times (no
+// files) and returns the median, least and most batches of a run.
+func modelBatches(c producer.Config) (median, lo, hi int64, err error) {
+	env, err := producer.Simulate(c, adviceRuns)
 	if err != nil {
-		return 0, err
+		return 0, 0, 0, err
 	}
-	defer os.RemoveAll(dir)
-	res, err := producer.Write(c, dir)
-	if err != nil {
-		return 0, err
+	totals := make([]int64, len(env.Runs))
+	for r := range env.Runs {
+		for p := range env.Partitions {
+			totals[r] += int64(env.Runs[r].Batches(p))
+		}
 	}
-	n := int64(0)
-	for _, ps := range res.Partitions {
-		n += ps.Batches
-	}
-	return n, nil
+	slices.Sort(totals)
+	return totals[len(totals)/2], totals[0], totals[len(totals)-1], nil
 }
