@@ -58,6 +58,9 @@ share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 num.network.threads=2
 num.io.threads=2
+# Workloads write records with fixed timestamps months in the past; the default 7-day time
+# retention would delete them within a minute of the start.
+log.retention.ms=-1
 PROPS
   "$JAVA" -cp "$ORACLE/lib/*" -Dlog4j2.configurationFile="$ORACLE/log4j2-quiet.properties" \
     kafka.tools.StorageTool format --cluster-id "$CLUSTER_ID" --config "$DIR/server.properties" \
