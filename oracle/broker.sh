@@ -58,6 +58,13 @@ share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 num.network.threads=2
 num.io.threads=2
+# Workloads write records with fixed timestamps months in the past; the default 7-day time
+# retention would delete them within a minute of the start.
+log.retention.ms=-1
+# On a loaded machine the controller's own event loop can run late by seconds; with the default
+# 9 s session it then fences its own broker, every partition loses its leader for a while, and
+# producers see NOT_LEADER_OR_FOLLOWER (retries, changed batches, bumped leader epochs).
+broker.session.timeout.ms=120000
 PROPS
   "$JAVA" -cp "$ORACLE/lib/*" -Dlog4j2.configurationFile="$ORACLE/log4j2-quiet.properties" \
     kafka.tools.StorageTool format --cluster-id "$CLUSTER_ID" --config "$DIR/server.properties" \
