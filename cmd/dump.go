@@ -36,6 +36,8 @@ Options (kafka-dump-log's):
   --offsets-decoder          decode __consumer_offsets records
   --transaction-log-decoder  decode __transaction_state records
   --cluster-metadata-decoder decode KRaft __cluster_metadata records
+  --remote-log-metadata-decoder  decode __remote_log_metadata records (tiered storage)
+  --share-group-state-decoder    decode __share_group_state records (share groups)
 Options (kseg's):
   --format text|kseg|json    text is kafka-dump-log's; kseg adds header values,
                              codec sniffing and index invariant checks; json is NDJSON

@@ -32,6 +32,8 @@ type Args struct {
 	Offsets                  bool // --offsets-decoder
 	TxnLog                   bool // --transaction-log-decoder
 	Metadata                 bool // --cluster-metadata-decoder
+	RemoteLog                bool // --remote-log-metadata-decoder
+	ShareState               bool // --share-group-state-decoder
 	AllFiles                 bool // with directories, indexes and snapshots too
 	Quiet                    bool
 	Help                     bool // --help: kafka-dump-log prints usage on stderr and exits 1
@@ -44,19 +46,21 @@ type Args struct {
 func Parse(args []string) (*Args, error) {
 	a := &Args{Opts: report.DefaultDumpOptions(), KeyDecoder: "string", ValueDecoder: "string"}
 	flags := map[string]*bool{
-		"print-data-log":           &a.Opts.PrintDataLog,
-		"deep-iteration":           &a.Opts.DeepIteration,
-		"skip-record-metadata":     &a.Opts.SkipRecordMetadata,
-		"verify-index-only":        &a.Opts.VerifyIndexOnly,
-		"index-sanity-check":       &a.Opts.IndexSanityCheck,
-		"offsets-decoder":          &a.Offsets,
-		"transaction-log-decoder":  &a.TxnLog,
-		"cluster-metadata-decoder": &a.Metadata,
-		"keep-going":               &a.Opts.KeepGoing,
-		"all-files":                &a.AllFiles,
-		"help":                     &a.Help,
-		"version":                  &a.Version,
-		"quiet":                    &a.Quiet,
+		"print-data-log":              &a.Opts.PrintDataLog,
+		"deep-iteration":              &a.Opts.DeepIteration,
+		"skip-record-metadata":        &a.Opts.SkipRecordMetadata,
+		"verify-index-only":           &a.Opts.VerifyIndexOnly,
+		"index-sanity-check":          &a.Opts.IndexSanityCheck,
+		"offsets-decoder":             &a.Offsets,
+		"transaction-log-decoder":     &a.TxnLog,
+		"cluster-metadata-decoder":    &a.Metadata,
+		"remote-log-metadata-decoder": &a.RemoteLog,
+		"share-group-state-decoder":   &a.ShareState,
+		"keep-going":                  &a.Opts.KeepGoing,
+		"all-files":                   &a.AllFiles,
+		"help":                        &a.Help,
+		"version":                     &a.Version,
+		"quiet":                       &a.Quiet,
 	}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
@@ -164,7 +168,7 @@ func Parse(args []string) (*Args, error) {
 			return nil, fmt.Errorf("%s is %w", name, ErrUnrecognized)
 		}
 	}
-	if a.Offsets || a.TxnLog || a.Metadata {
+	if a.Offsets || a.TxnLog || a.Metadata || a.RemoteLog || a.ShareState {
 		a.Opts.PrintDataLog = true
 	}
 	if a.Opts.PrintDataLog {
@@ -183,7 +187,8 @@ func javaSplitComma(s string) []string {
 }
 
 // Parser picks the record content renderer in kafka-dump-log's precedence:
-// offsets, transaction log, cluster metadata, then the decoders (whose
+// offsets, transaction log, cluster metadata, remote log metadata, share
+// group state, then the decoders (whose
 // unknown names are a *content.UnknownDecoderError).
 func (a *Args) Parser() (content.Parser, error) {
 	switch {
@@ -193,6 +198,10 @@ func (a *Args) Parser() (content.Parser, error) {
 		return content.NewTransactionLogParser(), nil
 	case a.Metadata:
 		return content.NewClusterMetadataParser(), nil
+	case a.RemoteLog:
+		return content.NewRemoteLogMetadataParser(), nil
+	case a.ShareState:
+		return content.NewShareGroupStateParser(), nil
 	}
 	return content.NewStringParser(a.KeyDecoder, a.ValueDecoder)
 }
