@@ -111,7 +111,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	d := report.NewDumper(a.Opts, stdout, stderr)
 	defer a.Opts.Progress.Done()
 	for _, f := range files {
-		if err := d.Dump(f); err != nil {
+		if err := dumpOne(d, a, f); err != nil {
 			d.Finish()
 			if a.KafkaForm {
 				fmt.Fprintf(stderr, "kseg: error: %v\n", err)
@@ -135,4 +135,21 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 		return silentExit(ExitFindings)
 	}
 	return nil
+}
+
+// dumpOne dumps a file, or a segment a scheme resolved (remote storage)
+// through its Open.
+func dumpOne(d *report.Dumper, a *dumpargs.Args, name string) error {
+	seg, ok := a.Remote(name)
+	if !ok {
+		return d.Dump(name)
+	}
+	src, closer, err := seg.Open()
+	if err != nil {
+		return err
+	}
+	if closer != nil {
+		defer closer.Close()
+	}
+	return d.DumpSource(src)
 }

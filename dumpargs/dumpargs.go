@@ -39,6 +39,16 @@ type Args struct {
 	Help                     bool // --help: kafka-dump-log prints usage on stderr and exits 1
 	ShortHelp                bool // -h: kseg's help on stdout
 	Version                  bool
+	// remote are the inputs held outside files (a registered scheme's
+	// segments, opened through Segment.Open), by the name Inputs returns.
+	remote map[string]segment.Segment
+}
+
+// Remote returns the segment behind an input name Inputs returned when it
+// is not a file (it has Open).
+func (a *Args) Remote(name string) (segment.Segment, bool) {
+	s, ok := a.remote[name]
+	return s, ok
 }
 
 // Parse follows jopt-simple as kafka-dump-log configures it: no
@@ -219,6 +229,14 @@ func (a *Args) Inputs() ([]string, error) {
 	}
 	var out []string
 	for i := range parts {
+		for _, s := range parts[i].Segments {
+			if s.Open != nil {
+				if a.remote == nil {
+					a.remote = map[string]segment.Segment{}
+				}
+				a.remote[s.Path] = s
+			}
+		}
 		files, err := parts[i].Files(a.AllFiles)
 		if err != nil {
 			return nil, err
