@@ -3,6 +3,7 @@
 #   oracle/tiered.sh            run the broker with LocalTieredStorage, the Tiered workloads
 #                               (oracle/src/Tiered.java), copy the fixtures into
 #                               testdata/segments/tiered/, then the goldens step
+#   source oracle/tiered.sh lib  only define the functions (oracle/ci-tiered.sh)
 #   oracle/tiered.sh goldens    only (re)write the goldens of testdata/segments/tiered/ and their
 #                               rows in MANIFEST.tsv (the other rows are kept as they are)
 # Fixtures (testdata/segments/tiered/):
@@ -91,6 +92,9 @@ goldens() {
   golden_merge_manifest "$GOLD/tiered/"
 }
 
+case "${1:-}" in
+  lib) return 0 ;; # sourced for its functions (oracle/ci-tiered.sh)
+esac
 if [ "${1:-}" = goldens ]; then
   oracle_fetch
   goldens

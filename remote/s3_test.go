@@ -3,15 +3,9 @@ package remote_test
 import (
 	"bytes"
 	"context"
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha3"
 	"crypto/x509"
-	"encoding/base64"
-	"encoding/binary"
-	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"net"
@@ -28,136 +22,28 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/kseg/kseg/cmd"
+	"github.com/kseg/kseg/internal/aivenfmt"
 )
 
-// This file builds S3 buckets the way Aiven's tiered-storage-for-apache-kafka
-// (Aiven-Open/tiered-storage-for-apache-kafka, core/src/main/java/io/aiven/
-// kafka/tieredstorage) writes them, from the real segments the oracle's
-// LocalTieredStorage broker run left in testdata/segments/tiered/remote:
-//   - object keys: ObjectKeyFactory.mainPath, <prefix><topic>-<topicId>/<partition>/
-//     <startOffset as 20 digits>-<segmentId>.{log,indexes,rsm-manifest};
-//   - chunks: the file cut into chunk.size pieces (BaseTransformChunkEnumeration),
-//     each zstd-compressed with the content size set (CompressionChunkEnumeration),
-//     then AES-256-GCM-encrypted with a fresh 12-byte IV written before the
-//     ciphertext and its 128-bit tag, under the segment's AAD
-//     (EncryptionChunkEnumeration, AesEncryptionProvider);
-//   - the data key wrapped with RSA/NONE/OAEPWithSHA3-512AndMGF1Padding
-//     (RsaEncryptionProvider), written "<keyId>:<base64>" (EncryptedDataKey);
-//   - the manifest (SegmentManifestV1): chunk index "fixed" when every chunk but
-//     the last transforms to the same size, else "variable" with the sizes
-//     in ChunkSizesBinaryCodec, zstd-compressed and base64-encoded
-//     (TransformedChunksSerializer).
-// The test then runs kseg count on s3:// against an S3 API server on loopback
-// (moto_server) and compares with a local copy of every segment.
-
-type aivenOpts struct {
-	chunkSize int
-	compress  bool
-	pub       *rsa.PublicKey // encrypt when set
-	keyID     string
-}
-
-func chunkSizesBinary(v []int) []byte {
-	b := binary.BigEndian.AppendUint32(nil, uint32(len(v)))
-	if len(v) == 0 {
-		return b
-	}
-	if len(v) == 1 {
-		return binary.BigEndian.AppendUint32(b, uint32(v[0]))
-	}
-	base := v[0]
-	for _, x := range v[:len(v)-1] {
-		base = min(base, x)
-	}
-	per := 1
-	for _, x := range v[:len(v)-1] {
-		switch d := x - base; {
-		case d > 0xffffff:
-			per = max(per, 4)
-		case d > 0xffff:
-			per = max(per, 3)
-		case d > 0xff:
-			per = max(per, 2)
-		}
-	}
-	b = binary.BigEndian.AppendUint32(b, uint32(base))
-	b = append(b, byte(per))
-	for _, x := range v[:len(v)-1] {
-		var w [4]byte
-		binary.BigEndian.PutUint32(w[:], uint32(x-base))
-		b = append(b, w[4-per:]...)
-	}
-	return binary.BigEndian.AppendUint32(b, uint32(v[len(v)-1]))
-}
+// The S3 buckets are built from the real segments the oracle's
+// LocalTieredStorage broker run left in testdata/segments/tiered/remote, laid
+// out as Aiven's plugin writes them (internal/aivenfmt, which cites the
+// plugin's source). The test runs kseg count on s3:// against an S3 API
+// server on loopback (moto_server) and compares with a local copy of every
+// segment.
 
 // putAivenSegment uploads one segment (its .log bytes) as the plugin does.
-func putAivenSegment(t *testing.T, cl *s3.Client, bucket, prefix, topic, topicID string, partition int, base int64, segID string, log []byte, o aivenOpts) {
+func putAivenSegment(t *testing.T, cl *s3.Client, bucket, prefix, topic, topicID string, partition int, base int64, segID string, log []byte, o aivenfmt.Options) {
 	t.Helper()
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+	var body bytes.Buffer
+	man, err := aivenfmt.Transform(bytes.NewReader(log), &body, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer enc.Close()
-	var gcm cipher.AEAD
-	var dataKey, aad []byte
-	if o.pub != nil {
-		dataKey, aad = make([]byte, 32), make([]byte, 32)
-		rand.Read(dataKey)
-		rand.Read(aad)
-		blk, _ := aes.NewCipher(dataKey)
-		gcm, _ = cipher.NewGCM(blk)
-	}
-	var body bytes.Buffer
-	var sizes []int
-	for off := 0; off < len(log); off += o.chunkSize {
-		c := log[off:min(off+o.chunkSize, len(log))]
-		if o.compress {
-			c = enc.EncodeAll(c, nil)
-		}
-		if gcm != nil {
-			iv := make([]byte, 12)
-			rand.Read(iv)
-			c = gcm.Seal(iv, iv, c, aad)
-		}
-		sizes = append(sizes, len(c))
-		body.Write(c)
-	}
-	ci := map[string]any{"originalChunkSize": o.chunkSize, "originalFileSize": len(log)}
-	fixed := true
-	for _, s := range sizes[:max(len(sizes)-1, 0)] {
-		fixed = fixed && s == sizes[0]
-	}
-	if fixed && len(sizes) > 0 {
-		ci["type"] = "fixed"
-		ci["transformedChunkSize"] = sizes[0]
-		ci["finalTransformedChunkSize"] = sizes[len(sizes)-1]
-	} else {
-		ci["type"] = "variable"
-		ci["transformedChunks"] = base64.StdEncoding.EncodeToString(enc.EncodeAll(chunkSizesBinary(sizes), nil))
-	}
-	// The plugin uploads the indexes as one object and records their spans;
-	// kseg reads only the log, so the indexes here are empty.
-	span := map[string]any{"position": 0, "size": 0}
-	man := map[string]any{
-		"version":     "1",
-		"chunkIndex":  ci,
-		"compression": o.compress,
-		"segmentIndexes": map[string]any{"offset": span, "timestamp": span, "producerSnapshot": span,
-			"leaderEpoch": span, "transaction": nil},
-	}
-	if o.pub != nil {
-		wrapped, err := rsa.EncryptOAEP(sha3.New512(), rand.Reader, o.pub, dataKey, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		man["encryption"] = map[string]any{"dataKey": o.keyID + ":" + base64.StdEncoding.EncodeToString(wrapped), "aad": aad}
-	}
-	mj, _ := json.Marshal(man)
-	main := fmt.Sprintf("%s%s-%s/%d/%020d-%s", prefix, topic, topicID, partition, base, segID)
-	for suffix, b := range map[string][]byte{"log": body.Bytes(), "indexes": nil, "rsm-manifest": mj} {
+	main := aivenfmt.MainPath(prefix, topic, topicID, partition, base, segID)
+	for suffix, b := range map[string][]byte{"log": body.Bytes(), "indexes": nil, "rsm-manifest": man} {
 		if _, err := cl.PutObject(context.Background(), &s3.PutObjectInput{
 			Bucket: aws.String(bucket), Key: aws.String(main + "." + suffix), Body: bytes.NewReader(b),
 		}); err != nil {
@@ -324,11 +210,11 @@ func TestAivenS3Count(t *testing.T) {
 	otherFile := filepath.Join(t.TempDir(), "other.pem")
 	os.WriteFile(otherFile, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(otherKey)}), 0o600)
 
-	variants := map[string]aivenOpts{
-		"plain":      {chunkSize: 4096},
-		"compressed": {chunkSize: 4096, compress: true},
-		"encrypted":  {chunkSize: 4096, pub: &priv.PublicKey, keyID: "key1"},
-		"both":       {chunkSize: 5000, compress: true, pub: &priv.PublicKey, keyID: "key1"},
+	variants := map[string]aivenfmt.Options{
+		"plain":      {ChunkSize: 4096},
+		"compressed": {ChunkSize: 4096, Compress: true},
+		"encrypted":  {ChunkSize: 4096, Pub: &priv.PublicKey, KeyID: "key1"},
+		"both":       {ChunkSize: 5000, Compress: true, Pub: &priv.PublicKey, KeyID: "key1"},
 	}
 	want, _, code := kseg(t, "count", allCopy)
 	if code != 0 {
@@ -343,7 +229,7 @@ func TestAivenS3Count(t *testing.T) {
 			putAivenSegment(t, cl, bucket, name+"/", "tiered", topicID, 0, s.base, s.segID, b, o)
 		}
 		q := "?endpoint=" + endpoint + "&path-style=1&local=" + local
-		if o.pub != nil {
+		if o.Pub != nil {
 			q += "&rsa-key=" + keyFile
 		}
 		for _, src := range []string{"s3://" + bucket + "/" + name + "/tiered-0" + q, "s3://" + bucket + "/" + name + "/" + q} {
@@ -352,7 +238,7 @@ func TestAivenS3Count(t *testing.T) {
 				t.Errorf("%s: count %s: exit %d, stderr %s\n got %s\nwant %s", name, src, code, stderr, got, want)
 			}
 		}
-		if o.pub != nil {
+		if o.Pub != nil {
 			_, stderr, code := kseg(t, "count", "s3://"+bucket+"/"+name+"/tiered-0?endpoint="+endpoint+"&path-style=1")
 			if code == 0 || !strings.Contains(stderr, "is encrypted") || !strings.Contains(stderr, `"key1"`) || !strings.Contains(stderr, "rsa-key") {
 				t.Errorf("%s without a key: exit %d, stderr %s", name, code, stderr)
