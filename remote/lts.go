@@ -164,7 +164,7 @@ func openFile(path, name string) func() (segment.Source, io.Closer, error) {
 // that start below the first local offset, then every local one, as one
 // partition. A remote segment that starts at or after the first local
 // offset is a copy of a local one (Kafka copies closed segments and deletes
-// them locally later) and is left out; Overlaps says which.
+// them locally later) and is left out.
 func withLocal(p segment.Partition, local string) (segment.Partition, error) {
 	if local == "" {
 		return p, nil
@@ -182,8 +182,6 @@ func withLocal(p segment.Partition, local string) (segment.Partition, error) {
 		for _, s := range p.Segments {
 			if s.BaseOffset < first {
 				segs = append(segs, s)
-			} else {
-				Overlaps = append(Overlaps, Overlap{Remote: s.Path, LocalFrom: first})
 			}
 		}
 		segs = append(segs, lp.Segments...)
@@ -191,13 +189,3 @@ func withLocal(p segment.Partition, local string) (segment.Partition, error) {
 	}
 	return p, fmt.Errorf("%s: no local partition %s-%d with segments", local, p.Topic, p.Partition)
 }
-
-// Overlap is a remote segment left out because the local log holds it.
-type Overlap struct {
-	Remote    string
-	LocalFrom int64
-}
-
-// Overlaps lists the remote segments withLocal left out, for the commands
-// to report.
-var Overlaps []Overlap
