@@ -46,6 +46,8 @@ Options (kseg's):
   --keep-going               report corrupt regions, resynchronise and continue
   --max-decompressed N       cap on one batch's decompressed size (67108864)
   --all-files                with directories, dump indexes and snapshots too
+  --rsa-key FILE, --s3-endpoint URL, --s3-region R, --s3-path-style
+                             for remote sources (lts://DIR, s3://BUCKET/PREFIX)
   --quiet                    no progress line on stderr (shown only when stderr
                              is a terminal and stdout is not)
 
@@ -98,6 +100,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	if !a.KafkaForm && len(a.Paths) == 0 {
 		return withCode(ExitUsage, errors.New("nothing to dump: give --files a,b (kafka-dump-log form) or one or more paths"))
 	}
+	setRemoteDefaults(a.RemoteOpts)
 	if a.Opts.Parser, err = a.Parser(); err != nil {
 		return withCode(ExitUsage, err)
 	}

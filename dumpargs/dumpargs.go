@@ -39,6 +39,9 @@ type Args struct {
 	Help                     bool // --help: kafka-dump-log prints usage on stderr and exits 1
 	ShortHelp                bool // -h: kseg's help on stdout
 	Version                  bool
+	// RemoteOpts are kseg's remote-source options (--rsa-key FILE,
+	// --s3-endpoint URL, --s3-region R, --s3-path-style) by flag name.
+	RemoteOpts map[string]string
 	// remote are the inputs held outside files (a registered scheme's
 	// segments, opened through Segment.Open), by the name Inputs returns.
 	remote map[string]segment.Segment
@@ -111,6 +114,20 @@ func Parse(args []string) (*Args, error) {
 			continue
 		}
 		switch name {
+		case "rsa-key", "s3-endpoint", "s3-region", "s3-path-style":
+			v := "true"
+			if name != "s3-path-style" {
+				var err error
+				if v, err = next(); err != nil {
+					return nil, err
+				}
+			} else if hasVal {
+				v = val
+			}
+			if a.RemoteOpts == nil {
+				a.RemoteOpts = map[string]string{}
+			}
+			a.RemoteOpts[name] = v
 		case "files":
 			v, err := next()
 			if err != nil {

@@ -17,8 +17,10 @@
 //	path-style=1      path-style addressing
 //	rsa-key=FILE      PEM RSA private key for encrypted Aiven segments
 //
+// The same options can be given once for all arguments with kseg's flags
+// --rsa-key, --s3-endpoint, --s3-region and --s3-path-style (Defaults).
 // Credentials come from the usual AWS chain (environment, shared files,
-// instance roles).
+// instance roles); AWS_REGION and AWS_ENDPOINT_URL_S3 work as in the AWS CLI.
 package remote
 
 import (
@@ -34,6 +36,11 @@ import (
 
 	"github.com/kseg/kseg/segment"
 )
+
+// Defaults are options that apply to every source argument that does not
+// set them itself (kseg's --rsa-key, --s3-endpoint, --s3-region and
+// --s3-path-style flags fill it).
+var Defaults = url.Values{}
 
 func init() {
 	segment.RegisterScheme("lts", resolveLTS)
@@ -61,6 +68,14 @@ func splitArg(arg, scheme string) (string, url.Values, error) {
 			return "", nil, fmt.Errorf("%s: options: %w", arg, err)
 		}
 		rest = rest[:i]
+	}
+	for k, v := range Defaults {
+		if _, ok := q[k]; !ok && len(v) > 0 {
+			if q == nil {
+				q = url.Values{}
+			}
+			q[k] = v
+		}
 	}
 	for k := range q {
 		switch k {

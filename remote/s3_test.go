@@ -249,8 +249,15 @@ func TestAivenS3Count(t *testing.T) {
 			}
 		}
 	}
+	// the options as flags, once for every argument
+	got, stderr, code := kseg(t, "count", "--rsa-key", keyFile, "--s3-endpoint", endpoint, "--s3-path-style",
+		"s3://"+bucket+"/both/tiered-0?local="+local)
+	if code != 0 || got != want {
+		t.Errorf("count with flags: exit %d, stderr %s\n got %s\nwant %s", code, stderr, got, want)
+	}
 	// dump reads the same records through the same path
-	out, stderr, code := kseg(t, "dump", "--deep-iteration", "s3://"+bucket+"/both/tiered-0?endpoint="+endpoint+"&path-style=1&rsa-key="+keyFile)
+	out, stderr, code := kseg(t, "dump", "--deep-iteration", "--rsa-key", keyFile, "--s3-endpoint", endpoint, "--s3-path-style",
+		"s3://"+bucket+"/both/tiered-0")
 	if code != 0 || strings.Count(out, "| offset: ") == 0 || !strings.Contains(out, "Log starting offset: 0") {
 		t.Fatalf("dump s3://: exit %d, stderr %s\n%s", code, stderr, out)
 	}
