@@ -1,6 +1,8 @@
 package content
 
 import (
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -39,7 +41,7 @@ func rlmSegment(start, end int64, epochs [][2]int64, custom []byte, state int8, 
 var craftedRemoteLog = []struct {
 	name string
 	val  []byte
-	want string // payload, or the error message after "Error at offset 7, skipping. "
+	want string // payload, or the error message after "Error at offset N, skipping. "
 }{
 	{"segment", rlmSegment(100, 199, [][2]int64{{5, 150}, {2, 100}, {5, 160}}, nil, 0, true),
 		"RemoteLogSegmentMetadata{remoteLogSegmentId=RemoteLogSegmentId{topicIdPartition=MDEyMzQ1Njc4OWFiY2RlZg:orders-3, id=ZmVkY2JhOTg3NjU0MzIxMA}, startOffset=100, endOffset=199, brokerId=1, maxTimestampMs=1000, eventTimestampMs=2000, segmentLeaderEpochs={2=100, 5=160}, segmentSizeInBytes=4096, customMetadata=Optional.empty, state=COPY_SEGMENT_STARTED, txnIdxEmpty=true}"},
@@ -63,16 +65,32 @@ var craftedRemoteLog = []struct {
 	{"garbage", append(rlmFrame(2).cstr("t").append(rlmTopicID).i32(1).uv(0).i32(2).i64(88).append("\x02").uv(0), 0, 0), "Found 2 byte(s) of garbage after 2"},
 }
 
+// TestRemoteLogMetadataParser compares each crafted record's payload with
+// Kafka 4.4.0's (testdata/remotelog_crafted.golden, record i at offset i),
+// and with the expectation written beside the case.
 func TestRemoteLogMetadataParser(t *testing.T) {
+	golden, err := os.ReadFile("testdata/remotelog_crafted.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(golden), "\n"), "\n")
+	recs := remoteLogCrafted()
+	if len(lines) != len(recs) {
+		t.Fatalf("golden has %d lines for %d records", len(lines), len(recs))
+	}
 	p := NewRemoteLogMetadataParser()
-	for _, c := range craftedRemoteLog {
-		res, err := p.Parse(7, nil, c.val)
+	for i, c := range recs {
+		res, err := p.Parse(int64(i), nil, c.val)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		got := strings.TrimPrefix(res.Payload, "Error at offset 7, skipping. ")
-		if res.HasKey || !res.HasPayload || got != c.want {
-			t.Errorf("%s:\n got %+v\nwant %s", c.name, res, c.want)
+		if res.HasKey || !res.HasPayload || res.Payload != lines[i] {
+			t.Errorf("%s:\n got %+v\nwant %s", c.name, res, lines[i])
+		}
+		if i < len(craftedRemoteLog) {
+			if got := strings.TrimPrefix(res.Payload, "Error at offset "+strconv.Itoa(i)+", skipping. "); got != craftedRemoteLog[i].want {
+				t.Errorf("%s: %s, want %s", c.name, got, craftedRemoteLog[i].want)
+			}
 		}
 	}
 }
@@ -120,4 +138,23 @@ func FuzzShareGroupStateParser(f *testing.F) {
 		{enc{}.i16(1).str("g").append(rlmTopicID).i32(0), enc{}.i16(0).i32(1).i32(0).i64(-1).uv(1).uv(0).uv(1)},
 		{enc{}.i16(1).str("g").append(rlmTopicID).i32(0), nil},
 	})
+}
+
+// remoteLogCrafted are craftedRemoteLog's values and a null value, as
+// records (offsets 0, 1, ...) for kafka-dump-log. Kafka 4.4.0's
+// --remote-log-metadata-decoder payload for each is a line of
+// testdata/remotelog_crafted.golden; regenerate with
+//
+//	KSEG_WRITE_REMOTE=/tmp/r/00000000000000000000.log go test ./content -run TestWriteCraftedRemoteLog
+//	kafka-dump-log --files /tmp/r/00000000000000000000.log --remote-log-metadata-decoder --skip-record-metadata | grep '^| payload: ' | cut -c12-
+func remoteLogCrafted() []craftedRecord {
+	var recs []craftedRecord
+	for _, c := range craftedRemoteLog {
+		recs = append(recs, craftedRecord{name: c.name, val: c.val})
+	}
+	return append(recs, craftedRecord{name: "null value"})
+}
+
+func TestWriteCraftedRemoteLog(t *testing.T) {
+	writeCrafted(t, "KSEG_WRITE_REMOTE", remoteLogCrafted())
 }
