@@ -102,6 +102,15 @@ func (m *aivenManifest) chunks() ([]chunk, error) {
 	default:
 		return nil, fmt.Errorf("chunk index: unknown type %q", ci.Type)
 	}
+	// A transformed chunk is the original one compressed (zstd may add a
+	// little) and encrypted (a 12-byte IV and a 16-byte tag): anything much
+	// larger, or negative, is a corrupt index.
+	limit := ci.OriginalChunkSize + ci.OriginalChunkSize/8 + 1<<16
+	for i, s := range sizes {
+		if s < 0 || s > limit {
+			return nil, fmt.Errorf("chunk index: transformed chunk %d of %d bytes for %d-byte chunks", i, s, ci.OriginalChunkSize)
+		}
+	}
 	out := make([]chunk, n)
 	var t int64
 	for i := range out {
