@@ -188,6 +188,28 @@ func TestLocalTieredStorageCount(t *testing.T) {
 	if code != 0 || only == want || !strings.HasPrefix(only, "tiered-0: ") {
 		t.Fatalf("count lts:// alone: exit %d: %s", code, only)
 	}
+	// the other commands take the same source: diff finds no difference with
+	// the copy (and one without the local segments), audit reads it clean,
+	// report writes a page, dump dumps every batch
+	src := "lts://" + lts + "?local=" + local
+	if _, stderr, code := kseg(t, "diff", src, allCopy); code != 0 {
+		t.Errorf("diff lts:// vs copy: exit %d: %s", code, stderr)
+	}
+	if _, _, code := kseg(t, "diff", "lts://"+lts, allCopy); code != 1 {
+		t.Errorf("diff lts:// (remote only) vs copy: exit %d, want 1", code)
+	}
+	if out, stderr, code := kseg(t, "audit", src); code != 0 {
+		t.Errorf("audit lts://: exit %d: %s%s", code, out, stderr)
+	}
+	html := filepath.Join(t.TempDir(), "r.html")
+	if _, stderr, code := kseg(t, "report", src, "--out", html); code != 0 {
+		t.Errorf("report lts://: exit %d: %s", code, stderr)
+	}
+	dumpLTS, _, code := kseg(t, "dump", src)
+	dumpCopy, _, code2 := kseg(t, "dump", allCopy)
+	if code != 0 || code2 != 0 || strings.Count(dumpLTS, "baseOffset: ") != strings.Count(dumpCopy, "baseOffset: ") || strings.Count(dumpCopy, "baseOffset: ") == 0 {
+		t.Errorf("dump lts:// (exit %d) and the copy (exit %d) differ in batches", code, code2)
+	}
 }
 
 func TestAivenS3Count(t *testing.T) {
