@@ -2,6 +2,7 @@ package content
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -284,4 +285,65 @@ func appendCustomMetadata(dst []byte, v value) []byte {
 	dst = append(dst, "Optional[CustomMetadata{"...)
 	dst = appendInt(dst, int64(len(v.b)))
 	return append(dst, " bytes}]"...)
+}
+
+// RemoteLogEvent is one __remote_log_metadata value, decoded for tools that
+// reason about remote segments (package remote) rather than print them.
+type RemoteLogEvent struct {
+	// Type is the record's apiKey: 0 RemoteLogSegmentMetadata (a copy
+	// starts), 1 RemoteLogSegmentMetadataUpdate, 2
+	// RemotePartitionDeleteMetadata, 3 RemoteLogSegmentMetadataSnapshot.
+	Type      int16
+	TopicID   [16]byte // types 0, 1, 2
+	Topic     string   // types 0, 1, 2
+	Partition int32    // types 0, 1, 2
+	SegmentID [16]byte // types 0, 1, 3
+	// StartOffset and EndOffset are the segment's offsets (types 0 and 3).
+	StartOffset, EndOffset int64
+	// State is the RemoteLogSegmentState or RemotePartitionDeleteState name,
+	// or "" for an unknown id.
+	State string
+}
+
+// DecodeRemoteLogMetadata decodes one __remote_log_metadata value; the
+// error is the message kafka-dump-log prints after "skipping.".
+func DecodeRemoteLogMetadata(val []byte) (RemoteLogEvent, error) {
+	typ, ver, rest, msg := readApiMessageFrame(val)
+	if msg != "" {
+		return RemoteLogEvent{}, errors.New(msg)
+	}
+	s, ok := remoteLogRecordTypes[typ]
+	if !ok {
+		return RemoteLogEvent{}, fmt.Errorf("org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id %d", typ)
+	}
+	d := decoder{r: reader{b: rest}, ver: ver, flex: true, loose: true}
+	v, err := d.structFields(s)
+	if err != nil {
+		return RemoteLogEvent{}, fmt.Errorf("Failed to deserialize record with type %d", typ)
+	}
+	e := RemoteLogEvent{Type: typ}
+	tip := func(t value) {
+		e.Topic = JavaString(t.list[0].b)
+		copy(e.TopicID[:], t.list[1].b)
+		e.Partition = int32(t.list[2].i)
+	}
+	switch typ {
+	case 0, 1:
+		tip(v[0].list[0])
+		copy(e.SegmentID[:], v[0].list[1].b)
+	case 2:
+		tip(v[0])
+	case 3:
+		copy(e.SegmentID[:], v[0].b)
+	}
+	switch typ {
+	case 0, 3:
+		e.StartOffset, e.EndOffset = v[1].i, v[2].i
+		e.State, _ = stateName(remoteSegmentStates, v[9].i)
+	case 1:
+		e.State, _ = stateName(remoteSegmentStates, v[4].i)
+	case 2:
+		e.State, _ = stateName(remotePartitionStates, v[3].i)
+	}
+	return e, nil
 }

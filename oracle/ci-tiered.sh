@@ -5,8 +5,9 @@
 #   2. live: a broker with LocalTieredStorage and a share group (oracle/tiered.sh's
 #      workloads) in a temp dir; then on the fresh files kafka-dump-log and ./kseg dump
 #      must print the same bytes with --remote-log-metadata-decoder and
-#      --share-group-state-decoder, and kseg count over lts:// (remote segments + the
-#      local ones) must equal kseg count on a copy of every segment on local disk.
+#      --share-group-state-decoder, and kseg count over lts:// (the remote segments, checked
+#      against __remote_log_metadata, then the local ones) must equal kseg count on a copy of
+#      every segment on local disk.
 # Last line: "oracle-tiered: N passed, M failed".
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -68,7 +69,7 @@ for f in "$WORK"/remote/kafka-tiered-storage/tiered-0-*/*.log; do
 done
 cp "$WORK"/logs/tiered-0/*.log "$copy/"
 ./kseg count "$copy" >"$WORK/count.local"
-./kseg count "lts://$WORK/remote?local=$WORK/logs/tiered-0" >"$WORK/count.lts"
+./kseg count "lts://$WORK/remote?local=$WORK/logs/tiered-0&metadata=$WORK/logs" >"$WORK/count.lts"
 n=$((n + 1))
 if [ "$(ls "$WORK"/remote/kafka-tiered-storage/tiered-0-*/*.log | wc -l)" -ge 1 ] && cmp -s "$WORK/count.local" "$WORK/count.lts"; then
   PASS=$((PASS + 1))

@@ -12,6 +12,11 @@
 //	                  partition directory or a log directory): remote
 //	                  segments below the first local offset, then the local
 //	                  ones, as one partition
+//	metadata=PATH     read __remote_log_metadata under PATH (a partition
+//	                  directory or a log directory): remote segments whose
+//	                  latest state is not COPY_SEGMENT_FINISHED are left out,
+//	                  and a copied segment missing from the store below the
+//	                  first local offset is an error (a gap in the history)
 //	region=R          S3 region (else the AWS chain: AWS_REGION, profile)
 //	endpoint=URL      S3 endpoint override (S3-compatible stores)
 //	path-style=1      path-style addressing
@@ -79,9 +84,9 @@ func splitArg(arg, scheme string) (string, url.Values, error) {
 	}
 	for k := range q {
 		switch k {
-		case "local", "region", "endpoint", "path-style", "rsa-key":
+		case "local", "metadata", "region", "endpoint", "path-style", "rsa-key":
 		default:
-			return "", nil, fmt.Errorf("%s: unknown option %q (want local, region, endpoint, path-style, rsa-key)", arg, k)
+			return "", nil, fmt.Errorf("%s: unknown option %q (want local, metadata, region, endpoint, path-style, rsa-key)", arg, k)
 		}
 	}
 	return rest, q, nil
@@ -126,6 +131,7 @@ func resolveLTS(arg string) ([]segment.Partition, error) {
 			return nil, err
 		}
 		var segs []segment.Segment
+		ids := map[string]string{}
 		for _, e := range ents {
 			sm := ltsSegmentFile.FindStringSubmatch(e.Name())
 			if sm == nil || e.IsDir() {
@@ -142,8 +148,9 @@ func resolveLTS(arg string) ([]segment.Partition, error) {
 			}
 			segs = append(segs, segment.Segment{Path: path, BaseOffset: base, Size: size,
 				Open: openFile(path, sourceName(d, sm[2], base))})
+			ids[path] = sm[2]
 		}
-		p, err := withLocal(segment.NewRemotePartition(m[1], int32(part), "lts://"+d, segs), q.Get("local"))
+		p, err := assemble(segment.NewRemotePartition(m[1], int32(part), "lts://"+d, segs), ids, q)
 		if err != nil {
 			return nil, err
 		}
@@ -172,6 +179,15 @@ func openFile(path, name string) func() (segment.Source, io.Closer, error) {
 		}
 		return segment.Source{Name: name, R: f, Size: st.Size()}, f, nil
 	}
+}
+
+// assemble applies the metadata and local options to one remote partition.
+func assemble(p segment.Partition, ids map[string]string, q url.Values) (segment.Partition, error) {
+	p, err := withMetadata(p, ids, q.Get("metadata"), localFirstOffset(p, q.Get("local")))
+	if err != nil {
+		return p, err
+	}
+	return withLocal(p, q.Get("local"))
 }
 
 // withLocal adds the local segments of p's topic-partition found under

@@ -118,6 +118,7 @@ func resolveS3(arg string) ([]segment.Partition, error) {
 		return nil, fmt.Errorf("%s: no segments laid out as the Aiven tiered-storage plugin writes them (<prefix><topic>-<topicId>/<partition>/<offset>-<segmentId>.log and .rsm-manifest)", arg)
 	}
 	byTP := map[string][]segment.Segment{}
+	ids := map[string]string{}
 	var names []string
 	for _, s := range segs {
 		name := s.topic + "-" + strconv.Itoa(int(s.partition))
@@ -125,6 +126,7 @@ func resolveS3(arg string) ([]segment.Partition, error) {
 			names = append(names, name)
 		}
 		s := s
+		ids["s3://"+bucket+"/"+s.log] = s.segmentID
 		byTP[name] = append(byTP[name], segment.Segment{
 			Path:       "s3://" + bucket + "/" + s.log,
 			BaseOffset: s.base,
@@ -139,7 +141,7 @@ func resolveS3(arg string) ([]segment.Partition, error) {
 	for _, name := range names {
 		m := topicPartitionName.FindStringSubmatch(name)
 		part, _ := strconv.ParseInt(m[2], 10, 32)
-		p, err := withLocal(segment.NewRemotePartition(m[1], int32(part), "s3://"+bucket+"/"+listPrefix+name, byTP[name]), q.Get("local"))
+		p, err := assemble(segment.NewRemotePartition(m[1], int32(part), "s3://"+bucket+"/"+listPrefix+name, byTP[name]), ids, q)
 		if err != nil {
 			return nil, err
 		}
