@@ -111,6 +111,12 @@ func FuzzRemoteLogMetadataParser(f *testing.F) {
 		if res.HasKey || !res.HasPayload || !utf8.ValidString(res.Payload) {
 			t.Fatalf("bad result %+v", res)
 		}
+		// the structured decoder fails exactly where decoding fails, with the same text
+		if val != nil {
+			if _, err := DecodeRemoteLogMetadata(val); err != nil && res.Payload != "Error at offset 42, skipping. "+err.Error() {
+				t.Fatalf("DecodeRemoteLogMetadata: %v; Parse: %s", err, res.Payload)
+			}
+		}
 		if strings.HasPrefix(res.Payload, "Error at offset 42, skipping. ") {
 			return
 		}
