@@ -36,6 +36,8 @@ Options (kafka-dump-log's):
   --offsets-decoder          decode __consumer_offsets records
   --transaction-log-decoder  decode __transaction_state records
   --cluster-metadata-decoder decode KRaft __cluster_metadata records
+  --remote-log-metadata-decoder  decode __remote_log_metadata records (tiered storage)
+  --share-group-state-decoder    decode __share_group_state records (share groups)
 Options (kseg's):
   --format text|kseg|json    text is kafka-dump-log's; kseg adds header values,
                              codec sniffing and index invariant checks; json is NDJSON
@@ -44,6 +46,8 @@ Options (kseg's):
   --keep-going               report corrupt regions, resynchronise and continue
   --max-decompressed N       cap on one batch's decompressed size (67108864)
   --all-files                with directories, dump indexes and snapshots too
+  --rsa-key FILE, --s3-endpoint URL, --s3-region R, --s3-path-style
+                             for remote sources (lts://DIR, s3://BUCKET/PREFIX)
   --quiet                    no progress line on stderr (shown only when stderr
                              is a terminal and stdout is not)
 
@@ -96,6 +100,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	if !a.KafkaForm && len(a.Paths) == 0 {
 		return withCode(ExitUsage, errors.New("nothing to dump: give --files a,b (kafka-dump-log form) or one or more paths"))
 	}
+	setRemoteDefaults(a.RemoteOpts)
 	if a.Opts.Parser, err = a.Parser(); err != nil {
 		return withCode(ExitUsage, err)
 	}
@@ -109,7 +114,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	d := report.NewDumper(a.Opts, stdout, stderr)
 	defer a.Opts.Progress.Done()
 	for _, f := range files {
-		if err := d.Dump(f); err != nil {
+		if err := dumpOne(d, a, f); err != nil {
 			d.Finish()
 			if a.KafkaForm {
 				fmt.Fprintf(stderr, "kseg: error: %v\n", err)
@@ -133,4 +138,21 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 		return silentExit(ExitFindings)
 	}
 	return nil
+}
+
+// dumpOne dumps a file, or a segment a scheme resolved (remote storage)
+// through its Open.
+func dumpOne(d *report.Dumper, a *dumpargs.Args, name string) error {
+	seg, ok := a.Remote(name)
+	if !ok {
+		return d.Dump(name)
+	}
+	src, closer, err := seg.Open()
+	if err != nil {
+		return err
+	}
+	if closer != nil {
+		defer closer.Close()
+	}
+	return d.DumpSource(src)
 }

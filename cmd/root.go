@@ -98,6 +98,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	for _, add := range subcommands {
 		root.AddCommand(add())
 	}
+	addRemoteFlags(root) // cmd/source_remote.go
 	// cobra adds help and completion lazily; add them now to give them
 	// examples like every other command.
 	root.InitDefaultHelpCmd()

@@ -1,8 +1,10 @@
 // Package content renders the key and value of one record the way
 // kafka-dump-log (DumpLogSegments, Kafka 4.4) prints them after "key:" and
 // "payload:": the plain decoders (StringDecoder, IntegerDecoder, ...), the
-// --offsets-decoder for __consumer_offsets and the --transaction-log-decoder
-// for __transaction_state; and the values of KRaft control records
+// --offsets-decoder for __consumer_offsets, the --transaction-log-decoder
+// for __transaction_state, the --share-group-state-decoder for
+// __share_group_state and the --remote-log-metadata-decoder for
+// __remote_log_metadata (which prints the Java objects' toString, not JSON); and the values of KRaft control records
 // (LeaderChange, SnapshotHeader, SnapshotFooter, KRaftVersion, KRaftVoters)
 // as printControlRecord shows them.
 //

@@ -406,3 +406,46 @@ var transactionStateNames = [...]string{
 	"Empty", "Ongoing", "PrepareCommit", "PrepareAbort",
 	"CompleteCommit", "CompleteAbort", "Dead", "PrepareEpochFence",
 }
+
+// ---- share coordinator (__share_group_state) ----
+
+var shareKeyFields = []field{
+	fld("groupId", kString, "0"),
+	fld("topicId", kUUID, "0"),
+	fld("partition", kInt32, "0"),
+}
+
+func shareStateBatches(versions string) field {
+	return arrOf("stateBatches", nested("StateBatch",
+		fld("firstOffset", kInt64, versions),
+		fld("lastOffset", kInt64, versions),
+		fld("deliveryState", kInt8, versions),
+		fld("deliveryCount", kInt16, versions),
+	), versions)
+}
+
+var shareRecordTypes = map[int16]recordType{
+	0: {
+		msg("ShareSnapshotKey", "0", "none", shareKeyFields...),
+		msg("ShareSnapshotValue", "0", "0+",
+			fld("snapshotEpoch", kInt32, "0+"),
+			fld("stateEpoch", kInt32, "0+"),
+			fld("leaderEpoch", kInt32, "0+"),
+			fld("startOffset", kInt64, "0+"),
+			fld("deliveryCompleteCount", kInt32, "0+").withTag(0, -1),
+			fld("createTimestamp", kInt64, "0+"),
+			fld("writeTimestamp", kInt64, "0+"),
+			shareStateBatches("0+"),
+		),
+	},
+	1: {
+		msg("ShareUpdateKey", "0", "none", shareKeyFields...),
+		msg("ShareUpdateValue", "0", "0+",
+			fld("snapshotEpoch", kInt32, "0+"),
+			fld("leaderEpoch", kInt32, "0+"),
+			fld("startOffset", kInt64, "0+"),
+			fld("deliveryCompleteCount", kInt32, "0+").withTag(0, -1),
+			shareStateBatches("0+"),
+		),
+	},
+}

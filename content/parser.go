@@ -74,6 +74,11 @@ func NewOffsetsParser() Parser { return &coordinatorParser{types: groupRecordTyp
 // (__transaction_state), Kafka 4.4 format.
 func NewTransactionLogParser() Parser { return &coordinatorParser{types: txnRecordTypes, txn: true} }
 
+// NewShareGroupStateParser returns the --share-group-state-decoder parser
+// (__share_group_state, KIP-932 share-coordinator records), Kafka 4.4
+// format: like the offsets decoder.
+func NewShareGroupStateParser() Parser { return &coordinatorParser{types: shareRecordTypes} }
+
 func skipping(offset int64, msg string) Result {
 	return Result{Key: "Error at offset " + strconv.FormatInt(offset, 10) + ", skipping. " + msg, HasKey: true}
 }

@@ -32,11 +32,26 @@ type Args struct {
 	Offsets                  bool // --offsets-decoder
 	TxnLog                   bool // --transaction-log-decoder
 	Metadata                 bool // --cluster-metadata-decoder
+	RemoteLog                bool // --remote-log-metadata-decoder
+	ShareState               bool // --share-group-state-decoder
 	AllFiles                 bool // with directories, indexes and snapshots too
 	Quiet                    bool
 	Help                     bool // --help: kafka-dump-log prints usage on stderr and exits 1
 	ShortHelp                bool // -h: kseg's help on stdout
 	Version                  bool
+	// RemoteOpts are kseg's remote-source options (--rsa-key FILE,
+	// --s3-endpoint URL, --s3-region R, --s3-path-style) by flag name.
+	RemoteOpts map[string]string
+	// remote are the inputs held outside files (a registered scheme's
+	// segments, opened through Segment.Open), by the name Inputs returns.
+	remote map[string]segment.Segment
+}
+
+// Remote returns the segment behind an input name Inputs returned when it
+// is not a file (it has Open).
+func (a *Args) Remote(name string) (segment.Segment, bool) {
+	s, ok := a.remote[name]
+	return s, ok
 }
 
 // Parse follows jopt-simple as kafka-dump-log configures it: no
@@ -44,19 +59,21 @@ type Args struct {
 func Parse(args []string) (*Args, error) {
 	a := &Args{Opts: report.DefaultDumpOptions(), KeyDecoder: "string", ValueDecoder: "string"}
 	flags := map[string]*bool{
-		"print-data-log":           &a.Opts.PrintDataLog,
-		"deep-iteration":           &a.Opts.DeepIteration,
-		"skip-record-metadata":     &a.Opts.SkipRecordMetadata,
-		"verify-index-only":        &a.Opts.VerifyIndexOnly,
-		"index-sanity-check":       &a.Opts.IndexSanityCheck,
-		"offsets-decoder":          &a.Offsets,
-		"transaction-log-decoder":  &a.TxnLog,
-		"cluster-metadata-decoder": &a.Metadata,
-		"keep-going":               &a.Opts.KeepGoing,
-		"all-files":                &a.AllFiles,
-		"help":                     &a.Help,
-		"version":                  &a.Version,
-		"quiet":                    &a.Quiet,
+		"print-data-log":              &a.Opts.PrintDataLog,
+		"deep-iteration":              &a.Opts.DeepIteration,
+		"skip-record-metadata":        &a.Opts.SkipRecordMetadata,
+		"verify-index-only":           &a.Opts.VerifyIndexOnly,
+		"index-sanity-check":          &a.Opts.IndexSanityCheck,
+		"offsets-decoder":             &a.Offsets,
+		"transaction-log-decoder":     &a.TxnLog,
+		"cluster-metadata-decoder":    &a.Metadata,
+		"remote-log-metadata-decoder": &a.RemoteLog,
+		"share-group-state-decoder":   &a.ShareState,
+		"keep-going":                  &a.Opts.KeepGoing,
+		"all-files":                   &a.AllFiles,
+		"help":                        &a.Help,
+		"version":                     &a.Version,
+		"quiet":                       &a.Quiet,
 	}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
@@ -97,6 +114,20 @@ func Parse(args []string) (*Args, error) {
 			continue
 		}
 		switch name {
+		case "rsa-key", "s3-endpoint", "s3-region", "s3-path-style":
+			v := "true"
+			if name != "s3-path-style" {
+				var err error
+				if v, err = next(); err != nil {
+					return nil, err
+				}
+			} else if hasVal {
+				v = val
+			}
+			if a.RemoteOpts == nil {
+				a.RemoteOpts = map[string]string{}
+			}
+			a.RemoteOpts[name] = v
 		case "files":
 			v, err := next()
 			if err != nil {
@@ -164,7 +195,7 @@ func Parse(args []string) (*Args, error) {
 			return nil, fmt.Errorf("%s is %w", name, ErrUnrecognized)
 		}
 	}
-	if a.Offsets || a.TxnLog || a.Metadata {
+	if a.Offsets || a.TxnLog || a.Metadata || a.RemoteLog || a.ShareState {
 		a.Opts.PrintDataLog = true
 	}
 	if a.Opts.PrintDataLog {
@@ -183,7 +214,8 @@ func javaSplitComma(s string) []string {
 }
 
 // Parser picks the record content renderer in kafka-dump-log's precedence:
-// offsets, transaction log, cluster metadata, then the decoders (whose
+// offsets, transaction log, cluster metadata, remote log metadata, share
+// group state, then the decoders (whose
 // unknown names are a *content.UnknownDecoderError).
 func (a *Args) Parser() (content.Parser, error) {
 	switch {
@@ -193,6 +225,10 @@ func (a *Args) Parser() (content.Parser, error) {
 		return content.NewTransactionLogParser(), nil
 	case a.Metadata:
 		return content.NewClusterMetadataParser(), nil
+	case a.RemoteLog:
+		return content.NewRemoteLogMetadataParser(), nil
+	case a.ShareState:
+		return content.NewShareGroupStateParser(), nil
 	}
 	return content.NewStringParser(a.KeyDecoder, a.ValueDecoder)
 }
@@ -210,6 +246,14 @@ func (a *Args) Inputs() ([]string, error) {
 	}
 	var out []string
 	for i := range parts {
+		for _, s := range parts[i].Segments {
+			if s.Open != nil {
+				if a.remote == nil {
+					a.remote = map[string]segment.Segment{}
+				}
+				a.remote[s.Path] = s
+			}
+		}
 		files, err := parts[i].Files(a.AllFiles)
 		if err != nil {
 			return nil, err

@@ -3,7 +3,8 @@
 #   oracle/broker.sh start DIR   format DIR/logs, start, wait until ready; prints the bootstrap address
 #   oracle/broker.sh stop DIR    SIGTERM and wait for a clean shutdown (indexes trimmed, snapshots written)
 # DIR/server.properties, DIR/broker.log (log4j), DIR/broker.out (stdout/stderr), DIR/broker.pid,
-# DIR/bootstrap (host:port) are written. Jars come from oracle/lib (see oracle/common.sh).
+# DIR/bootstrap (host:port) are written. BROKER_EXTRA_PROPS (lines) is appended to server.properties;
+# BROKER_EXTRA_CP is put before the jars on the broker's classpath. Jars come from oracle/lib (see oracle/common.sh).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -66,12 +67,16 @@ log.retention.ms=-1
 # producers see NOT_LEADER_OR_FOLLOWER (retries, changed batches, bumped leader epochs).
 broker.session.timeout.ms=120000
 PROPS
+  # extra broker settings for one harness (oracle/tiered.sh: tiered storage), appended last
+  if [ -n "${BROKER_EXTRA_PROPS:-}" ]; then
+    printf '%s\n' "$BROKER_EXTRA_PROPS" >>"$DIR/server.properties"
+  fi
   "$JAVA" -cp "$ORACLE/lib/*" -Dlog4j2.configurationFile="$ORACLE/log4j2-quiet.properties" \
     kafka.tools.StorageTool format --cluster-id "$CLUSTER_ID" --config "$DIR/server.properties" \
     >"$DIR/format.out" 2>&1 || { cat "$DIR/format.out" >&2; exit 1; }
   nohup "$JAVA" -Xmx512m -Xms256m -XX:+UseG1GC -Djava.awt.headless=true \
     -Dkafka.logs.dir="$DIR" -Dlog4j2.configurationFile="$ORACLE/log4j2-broker.properties" \
-    -cp "$ORACLE/lib/*" kafka.Kafka "$DIR/server.properties" >"$DIR/broker.out" 2>&1 </dev/null &
+    -cp "${BROKER_EXTRA_CP:+$BROKER_EXTRA_CP:}$ORACLE/lib/*" kafka.Kafka "$DIR/server.properties" >"$DIR/broker.out" 2>&1 </dev/null &
   local pid=$!
   echo "$pid" >"$DIR/broker.pid"
   echo "127.0.0.1:$bport" >"$DIR/bootstrap"

@@ -46,6 +46,8 @@ cd "$CORPUS"
 while IFS= read -r f; do
   case "$f" in
     *__consumer_offsets*.log) check --files "$f"; check --files "$f" --offsets-decoder ;;
+    *__remote_log_metadata*.log) check --files "$f"; check --files "$f" --remote-log-metadata-decoder ;;
+    *__share_group_state*.log) check --files "$f"; check --files "$f" --share-group-state-decoder ;;
     *__cluster_metadata*.log|*.checkpoint) check --files "$f" --deep-iteration; check --files "$f" --cluster-metadata-decoder ;;
     *.log) check --files "$f"; check --files "$f" --deep-iteration; check --files "$f" --print-data-log ;;
     *.index|*.timeindex) check --files "$f"; check --files "$f" --verify-index-only ;;

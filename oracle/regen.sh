@@ -12,8 +12,6 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$REPO"
 
-SEG=testdata/segments
-GOLD=$SEG/golden
 T0=$SECONDS
 
 # topic -> case folder
@@ -44,9 +42,9 @@ produce() {
   bash "$ORACLE/broker.sh" stop "$work"
   trap - EXIT
 
-  # everything but the hand-written README is regenerated
+  # everything but the hand-written README and tiered/ (oracle/tiered.sh) is regenerated
   mkdir -p "$SEG"
-  find "$SEG" -mindepth 1 -maxdepth 1 ! -name README.md -exec rm -rf {} +
+  find "$SEG" -mindepth 1 -maxdepth 1 ! -name README.md ! -name tiered -exec rm -rf {} +
   local d topic c
   for d in "$work"/logs/*-[0-9]*; do
     [ -d "$d" ] || continue
@@ -72,33 +70,7 @@ produce() {
   rm -rf "$work"
 }
 
-# shell-quote one argument only when needed
-q() {
-  if [[ "$1" =~ ^[A-Za-z0-9_./,=:+-]+$ ]]; then printf '%s' "$1"; else printf "'%s'" "${1//\'/\'\\\'\'}"; fi
-}
-
-MANIFEST_ROWS=()
-RCDIR=""
-JOBS="${ORACLE_JOBS:-2}"
-# golden NAME ARG...: run kafka-dump-log ARG... (in the background, $JOBS at a time) and store
-# NAME.stdout / NAME.stderr; the exit code goes to the manifest.
-golden() {
-  local name="$1"
-  shift
-  local out="$GOLD/$name.stdout" err="$GOLD/$name.stderr" id=${#MANIFEST_ROWS[@]}
-  mkdir -p "$(dirname "$out")"
-  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
-  (
-    rc=0
-    dumplog "$@" >"$out" 2>"$err" || rc=$?
-    # Kafka prints absolute paths in its summaries; make them repo-relative with a placeholder.
-    sed -i "s#$REPO/#\${REPO}/#g" "$out" "$err"
-    echo "$rc" >"$RCDIR/$id"
-  ) &
-  local args="" a
-  for a in "$@"; do args+="${args:+ }$(q "$a")"; done
-  MANIFEST_ROWS+=("$out"$'\t'"$err"$'\t'"@RC@"$'\t'"$args")
-}
+source "$ORACLE/goldens.sh"
 
 # Records-per-batch histogram of each seed partition ("8x25" = 25 batches of 8 records), counted
 # from the kafka-dump-log batch lines like the seed article's run.sh (lastOffset-baseOffset+1).
@@ -125,59 +97,10 @@ seed_histograms() {
 goldens() {
   DUMP_CLASS="$(dump_class)"
   rm -rf "$GOLD"
-  RCDIR="$(mktemp -d "${TMPDIR:-/tmp}/kseg-rc.XXXXXX")"
-  local dir rel c topic f base ext decoder
-  for dir in $(find "$SEG" -mindepth 2 -maxdepth 2 -type d -not -path "$GOLD*" | sort); do
-    rel="${dir#"$SEG"/}"
-    c="${rel%%/*}"
-    topic="$(basename "$dir")"
-    topic="${topic%-*}"
-    decoder=""
-    case "$topic" in
-      __consumer_offsets) decoder=--offsets-decoder ;;
-      __transaction_state) decoder=--transaction-log-decoder ;;
-      __cluster_metadata) decoder=--cluster-metadata-decoder ;;
-    esac
-    local all=()
-    for f in $(find "$dir" -maxdepth 1 -type f | sort); do
-      base="$(basename "$f")"
-      ext="${base##*.}"
-      [ "$base" = "$ext" ] && ext=""
-      case "$ext" in
-        log | checkpoint)
-          all+=("$f")
-          golden "$rel/$base.plain" --files "$f"
-          golden "$rel/$base.deep" --files "$f" --deep-iteration
-          golden "$rel/$base.data" --files "$f" --print-data-log
-          golden "$rel/$base.data-skipmeta" --files "$f" --print-data-log --skip-record-metadata
-          if [ -n "$decoder" ]; then
-            golden "$rel/$base.${decoder#--}" --files "$f" "$decoder"
-            golden "$rel/$base.${decoder#--}-skipmeta" --files "$f" "$decoder" --skip-record-metadata
-          fi
-          ;;
-        index | timeindex)
-          all+=("$f")
-          golden "$rel/$base.plain" --files "$f"
-          golden "$rel/$base.verify" --files "$f" --verify-index-only
-          golden "$rel/$base.sanity" --files "$f" --index-sanity-check
-          ;;
-        txnindex | snapshot)
-          all+=("$f")
-          golden "$rel/$base.plain" --files "$f"
-          ;;
-        *)
-          # leader-epoch-checkpoint, partition.metadata, quorum-state: only for a few dirs
-          if [ "$c" = edge ] || [ "$c" = internal ]; then
-            golden "$rel/$base.plain" --files "$f"
-          fi
-          ;;
-      esac
-    done
-    # all segment files of the partition in one run (summaries at the end cover them all)
-    local joined
-    joined="$(IFS=,; echo "${all[*]}")"
-    golden "$rel/ALL.plain" --files "$joined"
-    golden "$rel/ALL.deep" --files "$joined" --deep-iteration
+  golden_init
+  local dir
+  for dir in $(find "$SEG" -mindepth 2 -maxdepth 2 -type d -not -path "$GOLD*" -not -path "$SEG/tiered/*" | sort); do
+    golden_partition "$dir"
   done
   # command-line behaviour: help, version, argument errors, a missing file
   local e=$SEG/edge/edge-0/00000000000000000000
@@ -193,22 +116,15 @@ goldens() {
   golden args/space-after-comma --files "$e.index, $e.timeindex"
   wait
   {
-    printf '# kafka-dump-log goldens from Apache Kafka %s (class %s), run from the repo root.\n' "$(kafka_version)" "$DUMP_CLASS"
-    printf '# Columns (tab-separated): golden stdout file, golden stderr file, exit code, arguments (shell-quoted).\n'
-    printf '# All paths are relative to the repo root. In the goldens, ${REPO} stands for the absolute path of the\n'
-    printf '# repo root where Kafka printed an absolute path (e.g. "Mismatches in :${REPO}/testdata/...");\n'
-    printf '# substitute it (or replace your own absolute prefix with ${REPO}) before comparing.\n'
-    printf '# Exit code 1 rows (golden/args/: usage errors and crashes) end stderr with a JVM stack trace whose\n'
-    printf '# java.base frames depend on the JDK that ran the tool (OpenJDK 17): compare the first stderr line.\n'
-    printf '# Regenerate with: make oracle (oracle/regen.sh). See testdata/segments/README.md.\n'
-    local i
-    for i in "${!MANIFEST_ROWS[@]}"; do
-      printf '%s\n' "${MANIFEST_ROWS[$i]/@RC@/$(cat "$RCDIR/$i")}"
-    done
+    golden_header
+    golden_rows
   } >"$SEG/MANIFEST.tsv"
-  rm -rf "$RCDIR"
   seed_histograms >"$SEG/SEED-HISTOGRAMS.txt"
   echo "oracle: ${#MANIFEST_ROWS[@]} goldens" >&2
+  # testdata/segments/tiered/ comes from its own broker run (oracle/tiered.sh); its goldens too
+  if [ -d "$SEG/tiered" ]; then
+    bash "$ORACLE/tiered.sh" goldens
+  fi
 }
 
 if [ "${1:-}" = goldens ]; then

@@ -131,6 +131,10 @@ type Run struct {
 func ResolveRuns(paths []string) ([]Run, error) {
 	var runs []Run
 	for _, p := range paths {
+		if strings.Contains(p, "://") { // a source a scheme resolves (segment.RegisterScheme)
+			runs = append(runs, Run{Name: p, Path: p})
+			continue
+		}
 		st, err := os.Stat(p)
 		if err != nil {
 			return nil, err

@@ -1,0 +1,351 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rsa"
+	"crypto/sha3"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/kseg/kseg/segment"
+)
+
+// The Aiven plugin's segment manifest (<segment>.rsm-manifest, JSON), as in
+// Aiven-Open/tiered-storage-for-apache-kafka core/src/main/java/io/aiven/
+// kafka/tieredstorage/manifest/SegmentManifestV1.java and
+// manifest/index/{Fixed,Variable}SizeChunkIndex.java: the .log object is
+// the original file cut into chunks of originalChunkSize bytes, each
+// transformed on its own (zstd-compressed when "compression" is true, then
+// AES-256-GCM-encrypted when "encryption" is present) and concatenated.
+type aivenManifest struct {
+	Version    string `json:"version"`
+	ChunkIndex struct {
+		Type                      string `json:"type"` // fixed or variable
+		OriginalChunkSize         int64  `json:"originalChunkSize"`
+		OriginalFileSize          int64  `json:"originalFileSize"`
+		TransformedChunkSize      int64  `json:"transformedChunkSize"`
+		FinalTransformedChunkSize int64  `json:"finalTransformedChunkSize"`
+		TransformedChunks         string `json:"transformedChunks"` // variable: base64(zstd(ChunkSizesBinaryCodec))
+	} `json:"chunkIndex"`
+	Compression bool `json:"compression"`
+	Encryption  *struct {
+		DataKey string `json:"dataKey"` // "<keyId>:<base64 RSA-OAEP(SHA3-512) wrapped AES key>"
+		AAD     []byte `json:"aad"`     // base64 in JSON
+	} `json:"encryption"`
+}
+
+// EncryptedError says that a segment is encrypted and no key was given.
+type EncryptedError struct {
+	Segment, KeyID string
+}
+
+func (e *EncryptedError) Error() string {
+	return fmt.Sprintf("%s is encrypted (AES-GCM, data key wrapped by RSA key %q): give the private key with ?rsa-key=FILE", e.Segment, e.KeyID)
+}
+
+type chunk struct {
+	origOff, origSize int64
+	tOff, tSize       int64
+}
+
+// chunks materialises the chunk index.
+func (m *aivenManifest) chunks() ([]chunk, error) {
+	ci := &m.ChunkIndex
+	if ci.OriginalChunkSize <= 0 || ci.OriginalFileSize < 0 {
+		return nil, fmt.Errorf("chunk index: original chunk size %d, file size %d", ci.OriginalChunkSize, ci.OriginalFileSize)
+	}
+	n := (ci.OriginalFileSize + ci.OriginalChunkSize - 1) / ci.OriginalChunkSize
+	var sizes []int64
+	switch ci.Type {
+	case "fixed":
+		for i := int64(0); i < n; i++ {
+			s := ci.TransformedChunkSize
+			if i == n-1 {
+				s = ci.FinalTransformedChunkSize
+			}
+			sizes = append(sizes, s)
+		}
+	case "variable":
+		raw, err := base64.StdEncoding.DecodeString(ci.TransformedChunks)
+		if err != nil {
+			return nil, fmt.Errorf("chunk index: %w", err)
+		}
+		dec, err := zstd.NewReader(nil, zstd.WithDecoderMaxMemory(64<<20))
+		if err != nil {
+			return nil, err
+		}
+		defer dec.Close()
+		bin, err := dec.DecodeAll(raw, nil)
+		if err != nil {
+			return nil, fmt.Errorf("chunk index: %w", err)
+		}
+		if sizes, err = decodeChunkSizes(bin); err != nil {
+			return nil, err
+		}
+		if int64(len(sizes)) != n {
+			return nil, fmt.Errorf("chunk index: %d transformed chunks for %d original ones", len(sizes), n)
+		}
+	default:
+		return nil, fmt.Errorf("chunk index: unknown type %q", ci.Type)
+	}
+	// A transformed chunk is the original one compressed (zstd may add a
+	// little) and encrypted (a 12-byte IV and a 16-byte tag): anything much
+	// larger, or negative, is a corrupt index.
+	limit := ci.OriginalChunkSize + ci.OriginalChunkSize/8 + 1<<16
+	for i, s := range sizes {
+		if s < 0 || s > limit {
+			return nil, fmt.Errorf("chunk index: transformed chunk %d of %d bytes for %d-byte chunks", i, s, ci.OriginalChunkSize)
+		}
+	}
+	out := make([]chunk, n)
+	var t int64
+	for i := range out {
+		o := int64(i) * ci.OriginalChunkSize
+		out[i] = chunk{origOff: o, origSize: min(ci.OriginalChunkSize, ci.OriginalFileSize-o), tOff: t, tSize: sizes[i]}
+		t += sizes[i]
+	}
+	return out, nil
+}
+
+// decodeChunkSizes is ChunkSizesBinaryCodec.decode: count (int32); for
+// count 1 the value; else base (int32), bytes per value (int8), count-1
+// values above base in that many big-endian bytes, the last value in full.
+func decodeChunkSizes(b []byte) ([]int64, error) {
+	bad := errors.New("chunk index: truncated transformed chunk sizes")
+	if len(b) < 4 {
+		return nil, bad
+	}
+	count := int(int32(binary.BigEndian.Uint32(b)))
+	b = b[4:]
+	switch {
+	case count < 0:
+		return nil, bad
+	case count == 0:
+		return nil, nil
+	case count == 1:
+		if len(b) < 4 {
+			return nil, bad
+		}
+		return []int64{int64(int32(binary.BigEndian.Uint32(b)))}, nil
+	}
+	if len(b) < 5 {
+		return nil, bad
+	}
+	base := int64(int32(binary.BigEndian.Uint32(b)))
+	per := int(b[4])
+	b = b[5:]
+	if per < 1 || per > 4 || len(b) != (count-1)*per+4 {
+		return nil, bad
+	}
+	out := make([]int64, 0, count)
+	for i := 0; i < count-1; i++ {
+		var v [4]byte
+		copy(v[4-per:], b[i*per:(i+1)*per])
+		out = append(out, int64(int32(binary.BigEndian.Uint32(v[:])))+base)
+	}
+	out = append(out, int64(int32(binary.BigEndian.Uint32(b[(count-1)*per:]))))
+	return out, nil
+}
+
+// parseRSAKey reads a PEM private key (PKCS#8 or PKCS#1), as RsaKeyReader does.
+func parseRSAKey(pemBytes []byte) (*rsa.PrivateKey, error) {
+	for {
+		var blk *pem.Block
+		blk, pemBytes = pem.Decode(pemBytes)
+		if blk == nil {
+			return nil, errors.New("rsa-key: no PEM private key")
+		}
+		if k, err := x509.ParsePKCS8PrivateKey(blk.Bytes); err == nil {
+			if rk, ok := k.(*rsa.PrivateKey); ok {
+				return rk, nil
+			}
+		}
+		if k, err := x509.ParsePKCS1PrivateKey(blk.Bytes); err == nil {
+			return k, nil
+		}
+	}
+}
+
+// unwrapDataKey is RsaEncryptionProvider.decryptDataKey:
+// RSA/NONE/OAEPWithSHA3-512AndMGF1Padding (BouncyCastle: MGF1 with SHA3-512 too).
+func unwrapDataKey(seg, dataKey string, pemKey []byte) ([]byte, error) {
+	id, b64, ok := strings.Cut(dataKey, ":")
+	if !ok || strings.Contains(b64, ":") {
+		return nil, fmt.Errorf("%s: malformed encrypted data key string", seg)
+	}
+	if pemKey == nil {
+		return nil, &EncryptedError{Segment: seg, KeyID: id}
+	}
+	wrapped, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return nil, fmt.Errorf("%s: data key: %w", seg, err)
+	}
+	priv, err := parseRSAKey(pemKey)
+	if err != nil {
+		return nil, err
+	}
+	key, err := rsa.DecryptOAEP(sha3.New512(), nil, priv, wrapped, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: unwrapping the data key with RSA key %q: %w (wrong key?)", seg, id, err)
+	}
+	return key, nil
+}
+
+// aivenReader is the original segment's bytes as an io.ReaderAt: each
+// ReadAt fetches the chunks it touches with one ranged GET each, undoes
+// their transforms and keeps the last few in a small cache.
+type aivenReader struct {
+	obj         *s3Object
+	name        string
+	chunks      []chunk
+	size        int64
+	chunkSize   int64
+	compression bool
+	gcm         cipher.AEAD
+	dec         *zstd.Decoder
+	cache       chunkCache
+	tbuf        []byte
+}
+
+func openAiven(ctx context.Context, cl *s3.Client, bucket string, s aivenSegment, pemKey []byte) (segment.Source, io.Closer, error) {
+	name := sourceName("s3://"+bucket+"/"+path.Dir(s.log), s.segmentID, s.base)
+	mb, err := (&s3Object{ctx: ctx, cl: cl, bucket: bucket, key: s.manifest}).getAll(64 << 20)
+	if err != nil {
+		return segment.Source{}, nil, err
+	}
+	var m aivenManifest
+	if err := json.Unmarshal(mb, &m); err != nil {
+		return segment.Source{}, nil, fmt.Errorf("%s: manifest: %w", s.manifest, err)
+	}
+	if m.Version != "1" {
+		return segment.Source{}, nil, fmt.Errorf("%s: manifest version %q (want 1)", s.manifest, m.Version)
+	}
+	chunks, err := m.chunks()
+	if err != nil {
+		return segment.Source{}, nil, fmt.Errorf("%s: %w", s.manifest, err)
+	}
+	r := &aivenReader{
+		obj:         &s3Object{ctx: ctx, cl: cl, bucket: bucket, key: s.log},
+		name:        name,
+		chunks:      chunks,
+		size:        m.ChunkIndex.OriginalFileSize,
+		chunkSize:   m.ChunkIndex.OriginalChunkSize,
+		compression: m.Compression,
+		cache:       chunkCache{max: 2},
+	}
+	if m.Encryption != nil {
+		key, err := unwrapDataKey(name, m.Encryption.DataKey, pemKey)
+		if err != nil {
+			return segment.Source{}, nil, err
+		}
+		blk, err := aes.NewCipher(key)
+		if err != nil {
+			return segment.Source{}, nil, fmt.Errorf("%s: data key: %w", name, err)
+		}
+		if r.gcm, err = cipher.NewGCM(blk); err != nil { // 12-byte IV, 128-bit tag
+			return segment.Source{}, nil, err
+		}
+		aad := m.Encryption.AAD
+		r.gcm = aadAEAD{r.gcm, aad}
+	}
+	if m.Compression {
+		if r.dec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(max(m.ChunkIndex.OriginalChunkSize, 1)))); err != nil {
+			return segment.Source{}, nil, err
+		}
+	}
+	return segment.Source{Name: name, R: r, Size: r.size}, r, nil
+}
+
+// aadAEAD binds the manifest's AAD to Open.
+type aadAEAD struct {
+	cipher.AEAD
+	aad []byte
+}
+
+func (r *aivenReader) Close() error {
+	if r.dec != nil {
+		r.dec.Close()
+		r.dec = nil
+	}
+	r.cache = chunkCache{max: r.cache.max}
+	return nil
+}
+
+// chunk returns chunk i's original bytes.
+func (r *aivenReader) chunk(i int) ([]byte, error) {
+	if b := r.cache.get(i); b != nil {
+		return b, nil
+	}
+	c := r.chunks[i]
+	if int64(cap(r.tbuf)) < c.tSize {
+		r.tbuf = make([]byte, c.tSize)
+	}
+	t := r.tbuf[:c.tSize]
+	if err := r.obj.readRange(t, c.tOff); err != nil {
+		return nil, err
+	}
+	if r.gcm != nil {
+		a := r.gcm.(aadAEAD)
+		ivSize := a.NonceSize()
+		if len(t) < ivSize+a.Overhead() {
+			return nil, fmt.Errorf("%s: chunk %d: %d bytes, too short to be encrypted", r.name, i, len(t))
+		}
+		pt, err := a.AEAD.Open(t[ivSize:ivSize], t[:ivSize], t[ivSize:], a.aad)
+		if err != nil {
+			return nil, fmt.Errorf("%s: chunk %d: decrypting: %w", r.name, i, err)
+		}
+		t = pt
+	}
+	var out []byte
+	if r.compression {
+		var err error
+		if out, err = r.dec.DecodeAll(t, make([]byte, 0, c.origSize)); err != nil {
+			return nil, fmt.Errorf("%s: chunk %d: zstd: %w", r.name, i, err)
+		}
+	} else {
+		out = bytes.Clone(t)
+	}
+	if int64(len(out)) != c.origSize {
+		return nil, fmt.Errorf("%s: chunk %d: %d bytes after detransforming, want %d", r.name, i, len(out), c.origSize)
+	}
+	r.cache.put(i, out)
+	return out, nil
+}
+
+func (r *aivenReader) ReadAt(p []byte, off int64) (int, error) {
+	if r.dec == nil && r.compression {
+		return 0, errClosed
+	}
+	if off >= r.size {
+		return 0, io.EOF
+	}
+	n := 0
+	for n < len(p) && off < r.size {
+		i := int(off / r.chunkSize)
+		b, err := r.chunk(i)
+		if err != nil {
+			return n, err
+		}
+		k := copy(p[n:], b[off-r.chunks[i].origOff:])
+		n += k
+		off += int64(k)
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
