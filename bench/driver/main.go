@@ -9,6 +9,9 @@
 //	driver crcscan FILE  frame every batch and verify its CRC
 //	driver deep FILE     decompress and decode every record
 //	driver codec FILE    decompress every batch's payload only (the codec library alone)
+//	driver realistic CODEC OUT MB   write a segment of about MB*10^6 bytes of record values
+//	                     that compress 2-4x (JSON-like events, English-like text, ~10%
+//	                     random bytes), 16 KiB batches, for the codec rows
 package main
 
 import (
@@ -22,8 +25,15 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 5 && os.Args[1] == "realistic" {
+		if err := realistic(os.Args[2], os.Args[3], os.Args[4]); err != nil {
+			fmt.Fprintln(os.Stderr, "driver:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: driver read|crc|headers|crcscan|deep|codec FILE")
+		fmt.Fprintln(os.Stderr, "usage: driver read|crc|headers|crcscan|deep|codec FILE | realistic CODEC OUT MB")
 		os.Exit(2)
 	}
 	mode, path := os.Args[1], os.Args[2]
