@@ -96,6 +96,9 @@ echo "== kseg library paths (bench/driver)"
 drv headers "$big"; hdr_mbs=$rate
 drv headers "$small"; hdr1k_mbs=$rate
 drv crcscan "$big"; crcscan_mbs=$rate
+drv crcmmap "$big"; crcmmap_mbs=$rate      # the CRC path without a copy: mmap (4 KiB page faults)
+drv crcmmappop "$big"                       # ... with MAP_POPULATE
+echo "CRC over reads / over mmap:     $(ratio "$crcscan_mbs" "$crcmmap_mbs")  (above 1: reads stay the better choice)"
 drv deep "$big"; deep_drv_mbs=$rate
 
 small_size=$(stat -c %s "$small")
@@ -145,6 +148,27 @@ for c in gzip snappy lz4 zstd; do
     "$c" "$(awk -v b="$(stat -c %s "$f")" 'BEGIN { print b / 1048576 }')" "$codec" "$deep" "$(ratio "$deep" "$codec")"
   codec_rows+="| deep iteration, $c (realistic values) | $deep MB/s | — | codec alone $codec MB/s ($(ratio "$deep" "$codec")) |"$'\n'
 done
+
+if [ -d "$out/parts-10k" ] || [ -n "${MANY_PARTITIONS:-}" ]; then
+  echo "== many partitions: $out/parts-10k (10,000 partitions; made on first use when MANY_PARTITIONS=1)"
+  if [ ! -d "$out/parts-10k" ]; then
+    # the producer keeps every partition's files open: 2,000 partitions a run
+    for i in 0 1 2 3 4; do
+      "$kseg" produce --out "$out/tmp-p$i" --force --topic "t$i" --partitions 2000 --records 400000 \
+        --value-size 100 --key-count 100000 --key-prefix k >/dev/null
+      mkdir -p "$out/parts-10k"; mv "$out/tmp-p$i"/* "$out/parts-10k/"; rmdir "$out/tmp-p$i"
+    done
+  fi
+  pbytes=$(cat "$out"/parts-10k/*/*.log | wc -c)
+  drv walk "$out/parts-10k/"
+  drv readdir "$out/parts-10k/"
+  for w in 1 2; do
+    timed "kseg count --workers $w (10,000 partitions)" "$pbytes" "$kseg" count --workers "$w" "$out/parts-10k"
+    echo "  $(awk -v s="$last_sec" 'BEGIN { printf "%.0f", 10000 / s }') partitions/s"
+    timed "kseg audit --workers $w (10,000 partitions)" "$pbytes" "$kseg" audit --workers "$w" "$out/parts-10k"
+    echo "  $(awk -v s="$last_sec" 'BEGIN { printf "%.0f", 10000 / s }') partitions/s"
+  done
+fi
 
 echo "== against the targets"
 echo "header scan / sequential read:  $(ratio "$hdr_mbs" "$read_mbs")  (target >= 0.60; 1 KiB batches: $(ratio "$hdr1k_mbs" "$read_mbs"))"

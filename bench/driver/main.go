@@ -9,6 +9,10 @@
 //	driver crcscan FILE  frame every batch and verify its CRC
 //	driver deep FILE     decompress and decode every record
 //	driver codec FILE    decompress every batch's payload only (the codec library alone)
+//	driver crcmmap FILE  verify every batch's CRC over an mmap of the file (no copy), beside crcscan
+//	driver crcmmappop FILE  the same with MAP_POPULATE
+//	driver walk DIR      list a log directory's partitions (segment.Partitions); prints partitions, not bytes
+//	driver readdir DIR   list, then open and read every segment on 2 goroutines (the floor under count/audit)
 //	driver realistic CODEC OUT MB   write a segment of about MB*10^6 bytes of record values
 //	                     that compress 2-4x (JSON-like events, English-like text, ~10%
 //	                     random bytes), 16 KiB batches, for the codec rows
@@ -52,6 +56,14 @@ var start time.Time
 
 func run(mode, path string) (int64, error) {
 	switch mode {
+	case "walk":
+		return walkDir(path)
+	case "crcmmap":
+		return crcMmap(path, false)
+	case "crcmmappop":
+		return crcMmap(path, true)
+	case "readdir":
+		return readDir(path)
 	case "read":
 		f, err := os.Open(path)
 		if err != nil {
