@@ -21,7 +21,7 @@ import (
 // there. Record offsets that do not follow each other are joined across
 // chunks by the writer, in file order, so the summaries are the same.
 var (
-	chunkBytes   = 512 << 10
+	chunkBytes   = 128 << 10
 	chunkRecords = 1 << 15 // records per chunk, bounding the output of compressed batches
 )
 

@@ -11,6 +11,7 @@
 //	driver codec FILE    decompress every batch's payload only (the codec library alone)
 //	driver crcmmap FILE  verify every batch's CRC over an mmap of the file (no copy), beside crcscan
 //	driver crcmmappop FILE  the same with MAP_POPULATE
+//	driver findings OUT N   write a log of N one-record batches with N-2 unmergeable sequence gaps
 //	driver walk DIR      list a log directory's partitions (segment.Partitions); prints partitions, not bytes
 //	driver readdir DIR   list, then open and read every segment on 2 goroutines (the floor under count/audit)
 //	driver realistic CODEC OUT MB   write a segment of about MB*10^6 bytes of record values
@@ -29,6 +30,13 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 4 && os.Args[1] == "findings" {
+		if err := findingsLog(os.Args[2], os.Args[3]); err != nil {
+			fmt.Fprintln(os.Stderr, "driver:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) == 5 && os.Args[1] == "realistic" {
 		if err := realistic(os.Args[2], os.Args[3], os.Args[4]); err != nil {
 			fmt.Fprintln(os.Stderr, "driver:", err)
