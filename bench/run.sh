@@ -8,6 +8,7 @@
 #   KAFKA_LIB=/path/to/kafka/libs bench/run.sh   # default: the repo's oracle/lib (oracle_fetch, needs mvn)
 #   KSEG_BEFORE=/path/to/old/kseg bench/run.sh   # also time the CLI rows with an older binary, in the same run
 #   CODEC_MB=200 bench/run.sh    # MB of records in each realistic codec file
+#   MANY_PARTITIONS=1 MEMORY=1 bench/run.sh      # also 10,000 partitions, and peak RSS on 10 GB / 1M findings
 #
 # MB/s are 10^6 bytes per second of segment file. Needs /usr/bin/time (GNU).
 set -euo pipefail
@@ -168,6 +169,27 @@ if [ -d "$out/parts-10k" ] || [ -n "${MANY_PARTITIONS:-}" ]; then
     timed "kseg audit --workers $w (10,000 partitions)" "$pbytes" "$kseg" audit --workers "$w" "$out/parts-10k"
     echo "  $(awk -v s="$last_sec" 'BEGIN { printf "%.0f", 10000 / s }') partitions/s"
   done
+fi
+
+if [ -n "${MEMORY:-}" ]; then
+  echo "== peak RSS on a ~10.6 GB log directory (hard links: 5 x each 1 GiB segment) and on a million audit findings"
+  ld="$out/logdir-10g"
+  for i in 0 1 2 3 4 5 6 7 8 9; do
+    src=$(dirname "$big"); [ $((i % 2)) = 1 ] && src=$(dirname "$small")
+    mkdir -p "$ld/big-$i"; ln -f "$src"/* "$ld/big-$i/"
+  done
+  logs=$(ls "$ld"/*/*.log | paste -sd,)
+  lsize=$(cat "$ld"/*/*.log | wc -c)
+  timed "count (10 GB)" "$lsize" "$kseg" count "$ld"
+  timed "audit (10 GB)" "$lsize" "$kseg" audit "$ld"
+  timed "dump batch lines (10 GB)" "$lsize" "$kseg" dump --files "$logs"
+  timed "dump --deep-iteration --print-data-log (10 GB)" "$lsize" "$kseg" dump --files "$logs" --deep-iteration --print-data-log
+  timed "dump --format json deep (10 GB)" "$lsize" "$kseg" dump --format json --files "$logs" --deep-iteration --print-data-log
+  timed "diff (10 GB against itself)" "$lsize" "$kseg" diff "$ld" "$ld"
+  f1m="$out/findings-1m/f-0/00000000000000000000.log"
+  [ -f "$f1m" ] || { mkdir -p "$(dirname "$f1m")"; "$drv" findings "$f1m" 1000002 >&2; }
+  timed "audit, 1,000,000 findings" "$(stat -c %s "$f1m")" "$kseg" audit "$(dirname "$f1m")" || true
+  timed "audit --json, 1,000,000 findings" "$(stat -c %s "$f1m")" "$kseg" audit --json "$(dirname "$f1m")" || true
 fi
 
 echo "== against the targets"
