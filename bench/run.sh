@@ -71,7 +71,7 @@ timed() {
 # binary on the same arguments right after; sets $kseg_sec (and $before_sec).
 cli() {
   local name=$1 bytes=$2; shift 2
-  timed "$name" "$bytes" "$kseg" "$@"; kseg_sec=$last_sec
+  timed "$name" "$bytes" "$kseg" "$@"; kseg_sec=$last_sec; kseg_rss=$last_rss
   before_sec=
   if [ -n "$before" ]; then
     timed "  before: $name" "$bytes" "$before" "$@"; before_sec=$last_sec
@@ -80,6 +80,7 @@ cli() {
 }
 drv() { # mode file: prints the driver's figure, sets $rate
   local line label; label="$1 ($(basename "$(dirname "$(dirname "$2")")"))"
+  [ -d "$2" ] && label="$1 ($(basename "$2"))"
   line=$("$drv" "$1" "$2"); set -- $line
   printf "%-44s %8.1f MB/s  %7.2f s\n" "driver $label" "$4" "$3"
   rate=$4
@@ -110,8 +111,7 @@ cli "kseg dump (batch lines), 1 KiB batches" "$small_size" dump --files "$small"
 cli "kseg dump (batch lines), 16 KiB batches" "$size" dump --files "$big"
 cli "kseg dump --format json (batches)" "$size" dump --format json "$big"
 cli "kseg dump --deep-iteration --print-data-log" "$size" dump --files "$big" --deep-iteration --print-data-log
-deep_sec=$kseg_sec; deep_before=$before_sec; deep_rss=$last_rss
-[ -n "$before" ] && deep_rss=$(awk -v a="$deep_rss" -v b="$last_rss" 'BEGIN { print (a > b ? a : b) }')
+deep_sec=$kseg_sec; deep_before=$before_sec; deep_rss=$kseg_rss
 cli "kseg dump --format json --deep-iteration --print-data-log" "$size" dump --format json --files "$big" --deep-iteration --print-data-log
 
 echo "== kafka-dump-log 4.4.0 vs kseg on the first $slice bytes (--max-bytes $slice)"
