@@ -359,25 +359,63 @@ func (d *Dumper) logHeader(name string) error {
 // dumpStream prints the batches (and with deep iteration the records) of
 // one log.
 func (d *Dumper) dumpStream(name string, st *segment.Stream) error {
-	if d.parallel(st) {
-		return d.dumpParallel(name, st)
-	}
 	abs := absPath(name)
 	f := &d.f
 	*f.offsets = offsetTrack{seen: true, last: -1, gaps: f.offsets.gaps[:0]}
 	deep := d.opts.DeepIteration || d.opts.PrintDataLog
-	for st.Next() {
+	limit := -1
+	if d.parallel(st) {
+		if deep {
+			return d.dumpParallel(name, st)
+		}
+		limit = probeBatches
+	}
+	n, size, more, err := d.sequential(name, abs, st, deep, limit)
+	if err != nil {
+		return err
+	}
+	if more {
+		// Batch lines alone: a worker needs a copy of each batch, which
+		// costs about what the batch's CRC does, so only small batches
+		// gain from workers.
+		if size/int64(n) < parallelMaxBatch {
+			return d.dumpParallel(name, st)
+		}
+		if _, _, _, err := d.sequential(name, abs, st, deep, -1); err != nil {
+			return err
+		}
+	}
+	if err := st.Err(); err != nil {
+		return err
+	}
+	return d.streamEnd(name, st)
+}
+
+// sequential dumps batches on this goroutine: all of them (limit < 0) or
+// up to limit. It returns how many it framed and their bytes, and more
+// when it stopped at the limit rather than at the end of the stream.
+func (d *Dumper) sequential(name, abs string, st *segment.Stream, deep bool, limit int) (n int, size int64, more bool, err error) {
+	f := &d.f
+	for {
+		if n == limit {
+			return n, size, true, nil
+		}
+		if !st.Next() {
+			return n, size, false, nil
+		}
+		n++
 		b := st.Batch()
+		size += b.Size
 		d.opts.Progress.Add(b.Size, 1)
 		raw, err := b.Bytes()
 		if err != nil {
-			return err
+			return n, size, false, err
 		}
 		if err := f.batchLine(name, b, raw); err != nil {
 			if st.Reject(err) {
 				continue
 			}
-			return err
+			return n, size, false, err
 		}
 		if deep {
 			// The batch was framed, so under --keep-going the next one
@@ -388,14 +426,10 @@ func (d *Dumper) dumpStream(name string, st *segment.Stream) error {
 				f.offsets.gaps = f.offsets.gaps[:0]
 			}
 			if err != nil && !st.Skip(err) {
-				return err
+				return n, size, false, err
 			}
 		}
 	}
-	if err := st.Err(); err != nil {
-		return err
-	}
-	return d.streamEnd(name, st)
 }
 
 // streamEnd reports the bytes after the last whole entry of a log that

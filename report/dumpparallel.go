@@ -23,6 +23,11 @@ import (
 var (
 	chunkBytes   = 128 << 10
 	chunkRecords = 1 << 15 // records per chunk, bounding the output of compressed batches
+	// Without records, the first probeBatches batches are dumped in
+	// sequence, and the rest goes to workers only if those averaged less
+	// than parallelMaxBatch bytes.
+	probeBatches     = 256
+	parallelMaxBatch = int64(4096)
 )
 
 // parallel says whether to format st's batches on several goroutines: more

@@ -85,8 +85,9 @@ func parallelCorpus(t *testing.T) []string {
 // small as one batch, every format and depth prints exactly what one
 // goroutine prints, errors and summaries included.
 func TestParallelDumpMatchesSequential(t *testing.T) {
-	oldBytes, oldRecords := chunkBytes, chunkRecords
-	defer func() { chunkBytes, chunkRecords = oldBytes, oldRecords }()
+	oldBytes, oldRecords, oldProbe := chunkBytes, chunkRecords, probeBatches
+	defer func() { chunkBytes, chunkRecords, probeBatches = oldBytes, oldRecords, oldProbe }()
+	probeBatches = 2
 	files := parallelCorpus(t)
 	str, _ := content.NewStringParser("", "")
 	ints, _ := content.NewStringParser("int", "int")
