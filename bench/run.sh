@@ -6,6 +6,9 @@
 #   bench/run.sh                 # all figures
 #   KAFKA_SLICE=134217728 bench/run.sh   # bytes of the file kafka-dump-log reads (--max-bytes; "all" = the whole file)
 #   KAFKA_LIB=/path/to/kafka/libs bench/run.sh   # default: the repo's oracle/lib (oracle_fetch, needs mvn)
+#   KSEG_BEFORE=/path/to/old/kseg bench/run.sh   # also time the CLI rows with an older binary, in the same run
+#   CODEC_MB=200 bench/run.sh    # MB of records in each realistic codec file
+#   MANY_PARTITIONS=1 MEMORY=1 bench/run.sh      # also 10,000 partitions, and peak RSS on 10 GB / 1M findings
 #
 # MB/s are 10^6 bytes per second of segment file. Needs /usr/bin/time (GNU).
 set -euo pipefail
@@ -34,6 +37,8 @@ cd "$root"
 go build -o "$out/kseg" .
 go build -o "$out/driver" ./bench/driver
 kseg="$out/kseg"; drv="$out/driver"
+before=${KSEG_BEFORE:-}
+[ -n "$before" ] && [ ! -x "$before" ] && { echo "KSEG_BEFORE=$before is not executable" >&2; exit 2; }
 
 # 1 GiB: 9.7M records of 100-byte values in 16 KiB batches (148 records each),
 # and the same bytes in 1 KiB batches (9 records each) for the per-batch cost.
@@ -60,10 +65,22 @@ timed() {
   read -r sec rss <"$out/time.txt"
   sec=$(awk -v s="$sec" 'BEGIN { if (s < 0.01) s = 0.01; print s }')
   printf "%-44s %8.1f MB/s  %7.2f s  peak RSS %6.1f MiB\n" "$name" "$(mbs "$bytes" "$sec")" "$sec" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')"
-  last_mbs=$(mbs "$bytes" "$sec"); last_rss=$rss
+  last_mbs=$(mbs "$bytes" "$sec"); last_rss=$rss; last_sec=$sec
+}
+# cli NAME BYTES ARGS...: times kseg ARGS, and with KSEG_BEFORE the older
+# binary on the same arguments right after; sets $kseg_sec (and $before_sec).
+cli() {
+  local name=$1 bytes=$2; shift 2
+  timed "$name" "$bytes" "$kseg" "$@"; kseg_sec=$last_sec; kseg_rss=$last_rss
+  before_sec=
+  if [ -n "$before" ]; then
+    timed "  before: $name" "$bytes" "$before" "$@"; before_sec=$last_sec
+    echo "  after/before speed: $(ratio "$before_sec" "$kseg_sec")x"
+  fi
 }
 drv() { # mode file: prints the driver's figure, sets $rate
   local line label; label="$1 ($(basename "$(dirname "$(dirname "$2")")"))"
+  [ -d "$2" ] && label="$1 ($(basename "$2"))"
   line=$("$drv" "$1" "$2"); set -- $line
   printf "%-44s %8.1f MB/s  %7.2f s\n" "driver $label" "$4" "$3"
   rate=$4
@@ -81,14 +98,21 @@ echo "== kseg library paths (bench/driver)"
 drv headers "$big"; hdr_mbs=$rate
 drv headers "$small"; hdr1k_mbs=$rate
 drv crcscan "$big"; crcscan_mbs=$rate
-drv deep "$big"
+drv crcmmap "$big"; crcmmap_mbs=$rate      # the CRC path without a copy: mmap (4 KiB page faults)
+drv crcmmappop "$big"                       # ... with MAP_POPULATE
+echo "CRC over reads / over mmap:     $(ratio "$crcscan_mbs" "$crcmmap_mbs")  (above 1: reads stay the better choice)"
+drv deep "$big"; deep_drv_mbs=$rate
 
-echo "== kseg dump (CLI, stdout to /dev/null)"
-timed "kseg count (header scan)" "$size" "$kseg" count "$big"
-timed "kseg dump --files (batch lines, CRC)" "$size" "$kseg" dump --files "$big"
-timed "kseg dump --format json (batches)" "$size" "$kseg" dump --format json "$big"
-timed "kseg dump --deep-iteration --print-data-log" "$size" "$kseg" dump --files "$big" --deep-iteration --print-data-log
-deep_mbs=$last_mbs; deep_rss=$last_rss
+small_size=$(stat -c %s "$small")
+echo "== kseg CLI (stdout to /dev/null)${before:+; each row also with KSEG_BEFORE=$before}"
+cli "kseg count, 1 KiB batches" "$small_size" count "$small"; count_sec=$kseg_sec; count_before=$before_sec
+cli "kseg audit (CRC), 16 KiB batches" "$size" audit "$(dirname "$big")"; audit_sec=$kseg_sec; audit_before=$before_sec
+cli "kseg dump (batch lines), 1 KiB batches" "$small_size" dump --files "$small"; lines_sec=$kseg_sec; lines_before=$before_sec
+cli "kseg dump (batch lines), 16 KiB batches" "$size" dump --files "$big"
+cli "kseg dump --format json (batches)" "$size" dump --format json "$big"
+cli "kseg dump --deep-iteration --print-data-log" "$size" dump --files "$big" --deep-iteration --print-data-log
+deep_sec=$kseg_sec; deep_before=$before_sec; deep_rss=$kseg_rss
+cli "kseg dump --format json --deep-iteration --print-data-log" "$size" dump --format json --files "$big" --deep-iteration --print-data-log
 
 echo "== kafka-dump-log 4.4.0 vs kseg on the first $slice bytes (--max-bytes $slice)"
 timed "kseg --deep-iteration --print-data-log" "$slice" "$kseg" dump --files "$big" --deep-iteration --print-data-log --max-bytes "$slice"
@@ -98,7 +122,10 @@ if [ -d "$lib" ]; then
   timed "kafka-dump-log --deep-iteration --print-data-log" "$slice" \
     "${kafka_dump_log[@]}" --files "$big" --deep-iteration --print-data-log --max-bytes "$slice"
   kafka_mbs=$last_mbs
-  timed "kafka-dump-log (batch lines)" "$slice" "${kafka_dump_log[@]}" --files "$big" --max-bytes "$slice"
+  timed "kafka-dump-log (batch lines), 1 KiB batches" "$slice" "${kafka_dump_log[@]}" --files "$small" --max-bytes "$slice"
+  kafka_lines_mbs=$last_mbs
+  timed "kseg (batch lines), 1 KiB batches" "$slice" "$kseg" dump --files "$small" --max-bytes "$slice"
+  kseg_lines_slice=$last_mbs
   "$kseg" dump --files "$big" --deep-iteration --print-data-log --max-bytes 1048576 >"$out/kseg.txt"
   "${kafka_dump_log[@]}" --files "$big" --deep-iteration --print-data-log --max-bytes 1048576 >"$out/kafka.txt"
   cmp -s "$out/kseg.txt" "$out/kafka.txt" && echo "first MiB: kseg and kafka-dump-log output identical" || echo "first MiB: OUTPUT DIFFERS"
@@ -106,19 +133,82 @@ else
   echo "no Kafka jars at $lib: kafka-dump-log skipped"
 fi
 
-echo "== per codec: kseg deep iteration vs the codec library alone (~440 MB of records each; values are repeated bytes, so they compress ~40x)"
+codec_mb=${CODEC_MB:-200}
+echo "== per codec: kseg deep iteration vs the codec library alone ($codec_mb MB of records each: JSON-like events, text, random bytes)"
+codec_rows=
 for c in gzip snappy lz4 zstd; do
-  f=$(gen "codec-$c" 16384 4000000 "$c")
+  f="$out/real-$c-$codec_mb/00000000000000000000.log"
+  if [ ! -f "$f" ]; then
+    mkdir -p "$(dirname "$f")"
+    "$drv" realistic "$c" "$f" "$codec_mb" >&2
+  fi
   cat "$f" >/dev/null
   codec=$("$drv" codec "$f" | awk '{print $4}')
   deep=$("$drv" deep "$f" | awk '{print $4}')
   printf "%-8s file %5.1f MiB  codec alone %8.1f MB/s  kseg deep %8.1f MB/s  ratio %s (target >= 0.70)\n" \
     "$c" "$(awk -v b="$(stat -c %s "$f")" 'BEGIN { print b / 1048576 }')" "$codec" "$deep" "$(ratio "$deep" "$codec")"
+  codec_rows+="| deep iteration, $c (realistic values) | $deep MB/s | — | codec alone $codec MB/s ($(ratio "$deep" "$codec")) |"$'\n'
 done
+
+if [ -d "$out/parts-10k" ] || [ -n "${MANY_PARTITIONS:-}" ]; then
+  echo "== many partitions: $out/parts-10k (10,000 partitions; made on first use when MANY_PARTITIONS=1)"
+  if [ ! -d "$out/parts-10k" ]; then
+    # the producer keeps every partition's files open: 2,000 partitions a run
+    for i in 0 1 2 3 4; do
+      "$kseg" produce --out "$out/tmp-p$i" --force --topic "t$i" --partitions 2000 --records 400000 \
+        --value-size 100 --key-count 100000 --key-prefix k >/dev/null
+      mkdir -p "$out/parts-10k"; mv "$out/tmp-p$i"/* "$out/parts-10k/"; rmdir "$out/tmp-p$i"
+    done
+  fi
+  pbytes=$(cat "$out"/parts-10k/*/*.log | wc -c)
+  drv walk "$out/parts-10k/"
+  drv readdir "$out/parts-10k/"
+  for w in 1 2; do
+    timed "kseg count --workers $w (10,000 partitions)" "$pbytes" "$kseg" count --workers "$w" "$out/parts-10k"
+    echo "  $(awk -v s="$last_sec" 'BEGIN { printf "%.0f", 10000 / s }') partitions/s"
+    timed "kseg audit --workers $w (10,000 partitions)" "$pbytes" "$kseg" audit --workers "$w" "$out/parts-10k"
+    echo "  $(awk -v s="$last_sec" 'BEGIN { printf "%.0f", 10000 / s }') partitions/s"
+  done
+fi
+
+if [ -n "${MEMORY:-}" ]; then
+  echo "== peak RSS on a ~10.6 GB log directory (hard links: 5 x each 1 GiB segment) and on a million audit findings"
+  ld="$out/logdir-10g"
+  for i in 0 1 2 3 4 5 6 7 8 9; do
+    src=$(dirname "$big"); [ $((i % 2)) = 1 ] && src=$(dirname "$small")
+    mkdir -p "$ld/big-$i"; ln -f "$src"/* "$ld/big-$i/"
+  done
+  logs=$(ls "$ld"/*/*.log | paste -sd,)
+  lsize=$(cat "$ld"/*/*.log | wc -c)
+  timed "count (10 GB)" "$lsize" "$kseg" count "$ld"
+  timed "audit (10 GB)" "$lsize" "$kseg" audit "$ld"
+  timed "dump batch lines (10 GB)" "$lsize" "$kseg" dump --files "$logs"
+  timed "dump --deep-iteration --print-data-log (10 GB)" "$lsize" "$kseg" dump --files "$logs" --deep-iteration --print-data-log
+  timed "dump --format json deep (10 GB)" "$lsize" "$kseg" dump --format json --files "$logs" --deep-iteration --print-data-log
+  timed "diff (10 GB against itself)" "$lsize" "$kseg" diff "$ld" "$ld"
+  f1m="$out/findings-1m/f-0/00000000000000000000.log"
+  [ -f "$f1m" ] || { mkdir -p "$(dirname "$f1m")"; "$drv" findings "$f1m" 1000002 >&2; }
+  timed "audit, 1,000,000 findings" "$(stat -c %s "$f1m")" "$kseg" audit "$(dirname "$f1m")" || true
+  timed "audit --json, 1,000,000 findings" "$(stat -c %s "$f1m")" "$kseg" audit --json "$(dirname "$f1m")" || true
+fi
 
 echo "== against the targets"
 echo "header scan / sequential read:  $(ratio "$hdr_mbs" "$read_mbs")  (target >= 0.60; 1 KiB batches: $(ratio "$hdr1k_mbs" "$read_mbs"))"
 echo "CRC scan / raw CRC-32C:         $(ratio "$crcscan_mbs" "$crc_mbs")  (target >= 0.70; vs CRC streaming from RAM: $(ratio "$crcscan_mbs" "$crcmem_mbs"))"
 [ -n "$kafka_mbs" ] && echo "deep+print-data-log vs kafka:   $(ratio "$kseg_slice" "$kafka_mbs")x on the slice (target >= 20x)"
+[ -n "${kafka_lines_mbs:-}" ] && echo "batch lines vs kafka:           $(ratio "$kseg_lines_slice" "$kafka_lines_mbs")x on the slice, 1 KiB batches (target >= 20x)"
 echo "peak RSS, deep+print, 1 GiB:    $(awk -v k="$deep_rss" 'BEGIN { printf "%.1f", k / 1024 }') MiB (target < 64 MiB)"
+
+# The issue's table: seconds for the whole file; kafka-dump-log's figure is
+# its rate on the slice scaled to the whole file.
+secs() { awk -v b="$1" -v r="$2" 'BEGIN { if (r == "") print "—"; else printf "%.1f s", b / r / 1e6 }'; }
+bef() { [ -n "$1" ] && printf " (before %s s)" "$1"; }
+echo
+echo "| work | kseg | kafka-dump-log | limit on this machine (bench/driver) |"
+echo "| --- | --- | --- | --- |"
+echo "| \`--deep-iteration --print-data-log\`, 16 KiB batches | $deep_sec s$(bef "$deep_before") | $(secs "$size" "${kafka_mbs:-}") | record decoding alone $deep_drv_mbs MB/s |"
+echo "| batch lines only, 1 KiB batches | $lines_sec s$(bef "$lines_before") | $(secs "$small_size" "${kafka_lines_mbs:-}") | header scan $hdr1k_mbs MB/s, read $read_mbs MB/s |"
+echo "| \`count\`, 1 KiB batches | $count_sec s$(bef "$count_before") | — | header scan $hdr1k_mbs MB/s |"
+echo "| \`audit\` (CRC-32C), 16 KiB batches | $audit_sec s$(bef "$audit_before") | — | CRC-32C in cache $crc_mbs MB/s; from memory $crcmem_mbs MB/s |"
+printf "%s" "$codec_rows"
 echo "allocations per batch, header path: 0 (TestScanHeadersZeroAllocsPerBatch, TestDumpBatchLinesZeroAllocsPerBatch)"

@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/kseg/kseg/audit"
 	"github.com/kseg/kseg/report"
@@ -28,6 +29,7 @@ func newAuditCmd() *cobra.Command {
 		compacted bool
 		skipCRC   bool
 		detail    bool
+		workers   int
 	)
 	c := &cobra.Command{
 		Use:   "audit PATH...",
@@ -41,7 +43,10 @@ func newAuditCmd() *cobra.Command {
 			if err != nil {
 				return withCode(ExitUsage, fmt.Errorf("--fail-on: %w", err))
 			}
-			return runAudit(args, audit.Options{Compacted: compacted, SkipCRC: skipCRC, Detail: detail}, asJSON, threshold, c.OutOrStdout())
+			if workers < 1 {
+				return withCode(ExitUsage, fmt.Errorf("--workers %d: want at least 1", workers))
+			}
+			return runAudit(args, audit.Options{Compacted: compacted, SkipCRC: skipCRC, Detail: detail}, workers, asJSON, threshold, c.OutOrStdout())
 		},
 	}
 	f := c.Flags()
@@ -49,26 +54,25 @@ func newAuditCmd() *cobra.Command {
 	f.StringVar(&failOn, "fail-on", "warning", "exit 1 when a finding at or above this severity exists: info, warning or error")
 	f.BoolVar(&compacted, "compacted", false, "the topic is compacted (cleanup.policy=compact): downgrade what compaction explains")
 	f.BoolVar(&skipCRC, "skip-crc", false, "do not verify batch CRCs (a pure header scan)")
+	f.IntVar(&workers, "workers", runtime.GOMAXPROCS(0), "partitions audited in parallel (output stays in partition order)")
 	f.BoolVar(&detail, "detail", false, "list each batch of a finding that covers several (JSON: a \"batches\" array)")
 	return c
 }
 
-func runAudit(paths []string, opts audit.Options, asJSON bool, failOn audit.Severity, stdout io.Writer) error {
+func runAudit(paths []string, opts audit.Options, workers int, asJSON bool, failOn audit.Severity, stdout io.Writer) error {
 	parts, err := audit.Partitions(paths)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	var results []*audit.Result
+	results, err := audit.RunPartitions(parts, workers, opts)
+	if err != nil {
+		return withCode(ExitBadInput, err)
+	}
 	fail := false
-	for _, p := range parts {
-		r, err := audit.Run(p, opts)
-		if err != nil {
-			return withCode(ExitBadInput, err)
-		}
+	for _, r := range results {
 		if m, ok := r.Max(); ok && m >= failOn {
 			fail = true
 		}
-		results = append(results, r)
 	}
 	if asJSON {
 		err = report.AuditJSON(stdout, results)

@@ -88,6 +88,9 @@ func decodeDefault(dst, b []byte) ([]byte, bool, error) {
 	return strconv.AppendUint(append(dst, "[B@"...), uint64(crc32.ChecksumIEEE(b)), 16), true, nil
 }
 
+// Clone implements Cloner.
+func (p *decoderParser) Clone() Parser { return &decoderParser{key: p.key, value: p.value} }
+
 func (p *decoderParser) Parse(offset int64, key, val []byte) (Result, error) {
 	var res Result
 	var ok bool

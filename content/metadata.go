@@ -206,6 +206,9 @@ type clusterMetadataParser struct{ buf []byte }
 // failure as "Error at <offset>, skipping. <message>".
 func NewClusterMetadataParser() Parser { return &clusterMetadataParser{} }
 
+// Clone implements Cloner.
+func (p *clusterMetadataParser) Clone() Parser { return &clusterMetadataParser{} }
+
 func (p *clusterMetadataParser) Parse(offset int64, _, val []byte) (Result, error) {
 	b, msg := p.render(p.buf[:0], val)
 	if msg != "" {

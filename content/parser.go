@@ -23,6 +23,22 @@ type Parser interface {
 	Parse(offset int64, key, value []byte) (Result, error)
 }
 
+// Cloner is implemented by parsers that keep scratch buffers: Clone returns
+// a parser rendering the same way with buffers of its own, for another
+// goroutine.
+type Cloner interface {
+	Clone() Parser
+}
+
+// Clone returns a parser safe to use beside p on another goroutine, or nil
+// when p cannot say (it is not a Cloner).
+func Clone(p Parser) Parser {
+	if c, ok := p.(Cloner); ok {
+		return c.Clone()
+	}
+	return nil
+}
+
 // Appender is implemented by parsers that can render a non-null key or
 // value straight into the caller's line buffer, so the hot path of
 // --print-data-log allocates nothing per record. ok=false means "not
@@ -78,6 +94,9 @@ func NewTransactionLogParser() Parser { return &coordinatorParser{types: txnReco
 // (__share_group_state, KIP-932 share-coordinator records), Kafka 4.4
 // format: like the offsets decoder.
 func NewShareGroupStateParser() Parser { return &coordinatorParser{types: shareRecordTypes} }
+
+// Clone implements Cloner.
+func (p *coordinatorParser) Clone() Parser { return &coordinatorParser{types: p.types, txn: p.txn} }
 
 func skipping(offset int64, msg string) Result {
 	return Result{Key: "Error at offset " + strconv.FormatInt(offset, 10) + ", skipping. " + msg, HasKey: true}

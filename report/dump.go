@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,14 +60,15 @@ type Dumper struct {
 	opts   DumpOptions
 	out    *bufio.Writer
 	errw   io.Writer
-	rec    batch.Record
 	line   []byte
 	json   *jsonWriter
 	issues int // corrupt regions reported under --keep-going
 
-	// Record lines repeat or step numbers by one; formatting them from
-	// the previous line's digits is most of the cost of a record line.
-	offDigits, tsDigits, seqDigits decimalCache
+	// f formats batches on the calling goroutine; a parallel dump gives
+	// each worker a formatter of its own (dumpparallel.go).
+	f       formatter
+	offsets offsetTrack // f's record offsets, for nonConsecutive
+	workers int         // formatting goroutines for a large log (1: sequential)
 	// findings are located errors Kafka reports without stopping (a
 	// producer snapshot with a bad CRC); kseg's own form exits non-zero.
 	findings []error
@@ -124,11 +126,75 @@ func (o *orderedMap[V]) javaKeys() []string {
 
 // NewDumper writes the dump to stdout and summaries/warnings to stderr.
 func NewDumper(opts DumpOptions, stdout, stderr io.Writer) *Dumper {
-	d := &Dumper{opts: opts, out: bufio.NewWriterSize(stdout, 256<<10), errw: stderr}
+	d := &Dumper{opts: opts, out: bufio.NewWriterSize(stdout, 256<<10), errw: stderr, workers: runtime.GOMAXPROCS(0)}
 	if opts.Format == FormatJSON {
 		d.json = &jsonWriter{w: d.out}
 	}
+	d.f.init(&d.opts, d.out, d.json, opts.Parser)
+	d.f.offsets = &d.offsets
 	return d
+}
+
+// sink is where a formatter writes: the Dumper's buffered stdout, or a
+// parallel worker's chunk of output.
+type sink interface {
+	Write([]byte) (int, error)
+	WriteByte(byte) error
+}
+
+// formatter holds the state that formatting batches needs: decoders,
+// the line buffer, digit caches and the record offsets it has seen.
+type formatter struct {
+	opts   *DumpOptions
+	out    sink
+	json   *jsonWriter // non-nil for FormatJSON
+	parser content.Parser
+	br     batch.BatchReader
+	dec    batch.Decompressor
+	inner  []batch.LegacyMessage
+	rec    batch.Record
+	line   []byte
+
+	// Record lines repeat or step numbers by one; formatting them from
+	// the previous line's digits is most of the cost of a record line.
+	offDigits, tsDigits, seqDigits decimalCache
+	offsets                        *offsetTrack
+}
+
+func (f *formatter) init(opts *DumpOptions, out sink, json *jsonWriter, parser content.Parser) {
+	f.opts, f.out, f.json, f.parser = opts, out, json, parser
+	f.dec.Max = opts.MaxDecompressed
+	f.br.Decompressor.Max = opts.MaxDecompressed
+}
+
+// offsetTrack records the record offsets that do not follow the one
+// before (kafka-dump-log's "Non-consecutive offsets"). A sequential dump
+// starts a file with seen set and last -1; a parallel chunk starts unseen
+// and the writer joins its first offset to the previous chunk's last.
+type offsetTrack struct {
+	seen        bool
+	first, last int64
+	gaps        [][2]int64 // (previous, next) in file order
+}
+
+func (t *offsetTrack) add(off int64) {
+	if !t.seen {
+		t.seen, t.first, t.last = true, off, off
+		return
+	}
+	if off != t.last+1 {
+		t.gaps = append(t.gaps, [2]int64{t.last, off})
+	}
+	t.last = off
+}
+
+// recordGaps enters t's gaps in the summary, in order, as Kafka's
+// computeIfAbsent calls would, and empties them.
+func (d *Dumper) recordGaps(abs string, gaps [][2]int64) {
+	for _, g := range gaps {
+		m := d.nonConsecutive.get(abs, func() map[int64]int64 { return map[int64]int64{} })
+		m[g[0]] = g[1]
+	}
 }
 
 // Issues is the number of corrupt regions skipped under KeepGoing.
@@ -142,6 +208,12 @@ func (d *Dumper) flushLine() {
 	d.line = append(d.line, '\n')
 	d.out.Write(d.line)
 	d.line = d.line[:0]
+}
+
+func (f *formatter) flushLine() {
+	f.line = append(f.line, '\n')
+	f.out.Write(f.line)
+	f.line = f.line[:0]
 }
 
 func (d *Dumper) printf(format string, args ...any) {
@@ -287,34 +359,83 @@ func (d *Dumper) logHeader(name string) error {
 // dumpStream prints the batches (and with deep iteration the records) of
 // one log.
 func (d *Dumper) dumpStream(name string, st *segment.Stream) error {
-	base := filepath.Base(name)
 	abs := absPath(name)
-	lastOffset := int64(-1)
+	f := &d.f
+	*f.offsets = offsetTrack{seen: true, last: -1, gaps: f.offsets.gaps[:0]}
 	deep := d.opts.DeepIteration || d.opts.PrintDataLog
-	for st.Next() {
-		b := st.Batch()
-		d.opts.Progress.Add(b.Size, 1)
-		raw, err := b.Bytes()
-		if err != nil {
-			return err
-		}
-		if err := d.batchLine(name, b, raw); err != nil {
-			if st.Reject(err) {
-				continue
-			}
-			return err
-		}
+	limit := -1
+	if d.parallel(st) {
 		if deep {
-			// The batch was framed, so under --keep-going the next one
-			// starts right after it: skip just this batch.
-			if err := d.records(name, abs, b, raw, &lastOffset); err != nil && !st.Skip(err) {
-				return err
-			}
+			return d.dumpParallel(name, st)
+		}
+		limit = probeBatches
+	}
+	n, size, more, err := d.sequential(name, abs, st, deep, limit)
+	if err != nil {
+		return err
+	}
+	if more {
+		// Batch lines alone: a worker needs a copy of each batch, which
+		// costs about what the batch's CRC does, so only small batches
+		// gain from workers.
+		if size/int64(n) < parallelMaxBatch {
+			return d.dumpParallel(name, st)
+		}
+		if _, _, _, err := d.sequential(name, abs, st, deep, -1); err != nil {
+			return err
 		}
 	}
 	if err := st.Err(); err != nil {
 		return err
 	}
+	return d.streamEnd(name, st)
+}
+
+// sequential dumps batches on this goroutine: all of them (limit < 0) or
+// up to limit. It returns how many it framed and their bytes, and more
+// when it stopped at the limit rather than at the end of the stream.
+func (d *Dumper) sequential(name, abs string, st *segment.Stream, deep bool, limit int) (n int, size int64, more bool, err error) {
+	f := &d.f
+	for {
+		if n == limit {
+			return n, size, true, nil
+		}
+		if !st.Next() {
+			return n, size, false, nil
+		}
+		n++
+		b := st.Batch()
+		size += b.Size
+		d.opts.Progress.Add(b.Size, 1)
+		raw, err := b.Bytes()
+		if err != nil {
+			return n, size, false, err
+		}
+		if err := f.batchLine(name, b, raw); err != nil {
+			if st.Reject(err) {
+				continue
+			}
+			return n, size, false, err
+		}
+		if deep {
+			// The batch was framed, so under --keep-going the next one
+			// starts right after it: skip just this batch.
+			err := f.records(name, b, raw)
+			if len(f.offsets.gaps) > 0 {
+				d.recordGaps(abs, f.offsets.gaps)
+				f.offsets.gaps = f.offsets.gaps[:0]
+			}
+			if err != nil && !st.Skip(err) {
+				return n, size, false, err
+			}
+		}
+	}
+}
+
+// streamEnd reports the bytes after the last whole entry of a log that
+// ended cleanly.
+func (d *Dumper) streamEnd(name string, st *segment.Stream) error {
+	base := filepath.Base(name)
 	tail := st.Tail()
 	trailing := st.Size() - tail
 	if trailing > 0 && d.opts.MaxBytes == math.MaxInt32 {
@@ -358,9 +479,9 @@ func unwrapLocated(err error) error {
 func appendBool(b []byte, v bool) []byte { return strconv.AppendBool(b, v) }
 
 // batchLine prints printBatchLevel's line.
-func (d *Dumper) batchLine(name string, e *segment.Batch, raw []byte) error {
+func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 	if d.json != nil {
-		return d.json.batch(d, name, e, raw)
+		return d.json.batch(name, e, raw)
 	}
 	b := d.line[:0]
 	var (
@@ -453,18 +574,17 @@ func (d *Dumper) batchLine(name string, e *segment.Batch, raw []byte) error {
 }
 
 // records prints the record lines of one entry (dumpBatchRecords).
-func (d *Dumper) records(name, abs string, e *segment.Batch, raw []byte, lastOffset *int64) error {
+func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 	if e.Magic < batch.MagicV2 {
-		return d.legacyRecords(name, abs, e, raw, lastOffset)
+		return d.legacyRecords(name, e, raw)
 	}
 	h := &e.Header
-	br, err := e.Records()
-	if err != nil {
-		return err
+	if err := d.br.Open(raw, h); err != nil {
+		return locate(name, e.Pos, err)
 	}
 	control := h.IsControl()
 	for {
-		ok, err := br.Next(&d.rec)
+		ok, err := d.br.Next(&d.rec)
 		if err != nil {
 			return locate(name, e.Pos, err)
 		}
@@ -473,7 +593,7 @@ func (d *Dumper) records(name, abs string, e *segment.Batch, raw []byte, lastOff
 		}
 		r := &d.rec
 		off := h.BaseOffset + int64(r.OffsetDelta)
-		d.trackOffset(abs, off, lastOffset)
+		d.offsets.add(off)
 		ts := h.BaseTimestamp + r.TimestampDelta
 		if h.TimestampType() == batch.LogAppendTime {
 			ts = h.MaxTimestamp
@@ -533,21 +653,21 @@ func (d *Dumper) records(name, abs string, e *segment.Batch, raw []byte, lastOff
 		d.line = b
 		d.flushLine()
 	}
-	if br.Leftover() > 0 {
+	if d.br.Leftover() > 0 {
 		return locate(name, e.Pos, &batch.FormatError{Err: batch.ErrInvalidRecord, Detail: "Incorrect declared batch size, records still remaining in file"})
 	}
 	return nil
 }
 
-func (d *Dumper) appendContents(b []byte, off int64, key, value []byte) ([]byte, error) {
-	if d.opts.Parser == nil {
+func (d *formatter) appendContents(b []byte, off int64, key, value []byte) ([]byte, error) {
+	if d.parser == nil {
 		return b, nil
 	}
 	prefix := " "
 	if d.opts.SkipRecordMetadata {
 		prefix = "| "
 	}
-	if ap, ok := d.opts.Parser.(content.Appender); ok {
+	if ap, ok := d.parser.(content.Appender); ok {
 		// Render in place: try the field, and take it back if nothing prints.
 		// Kafka parses key and value before printing either, so an error
 		// leaves neither on the line.
@@ -576,7 +696,7 @@ func (d *Dumper) appendContents(b []byte, off int64, key, value []byte) ([]byte,
 		}
 		return b, nil
 	}
-	res, err := d.opts.Parser.Parse(off, key, value)
+	res, err := d.parser.Parse(off, key, value)
 	if err != nil {
 		return b, err
 	}
@@ -594,42 +714,37 @@ func (d *Dumper) appendContents(b []byte, off int64, key, value []byte) ([]byte,
 	return b, nil
 }
 
-func (d *Dumper) trackOffset(abs string, off int64, last *int64) {
-	if off != *last+1 {
-		m := d.nonConsecutive.get(abs, func() map[int64]int64 { return map[int64]int64{} })
-		m[*last] = off
-	}
-	*last = off
-}
-
 func locate(name string, pos int64, err error) error { return segment.Locate(name, pos, err) }
 
-func (d *Dumper) legacyRecords(name, abs string, e *segment.Batch, raw []byte, lastOffset *int64) error {
-	inner, err := e.Inner()
+func (d *formatter) legacyRecords(name string, e *segment.Batch, raw []byte) error {
+	w, err := batch.ParseLegacy(raw)
 	if err != nil {
-		w, _ := batch.ParseLegacyHeader(raw)
 		if ks, vs, ok := batch.LegacySizes(raw); ok && w.Codec() == batch.CodecNone && d.json == nil {
 			// Kafka prints the record line from the raw length fields and
 			// fails only when it reads the key or value for the contents.
-			d.trackOffset(abs, w.Offset, lastOffset)
+			d.offsets.add(w.Offset)
 			b := d.line[:0]
 			if !d.opts.SkipRecordMetadata {
 				b = appendLegacyMeta(b, &w, int64(ks), int64(vs))
 			}
-			if d.opts.PrintDataLog && d.opts.Parser != nil {
+			if d.opts.PrintDataLog && d.parser != nil {
 				d.out.Write(b)
 				d.line = b[:0]
-				return err
+				return locate(name, e.Pos, err)
 			}
 			d.line = b
 			d.flushLine()
 			return nil
 		}
-		return err
+		return locate(name, e.Pos, err)
 	}
-	for i := range inner {
-		m := &inner[i]
-		d.trackOffset(abs, m.Offset, lastOffset)
+	d.inner, err = batch.LegacyInner(&w, &d.dec, d.inner)
+	if err != nil {
+		return locate(name, e.Pos, err)
+	}
+	for i := range d.inner {
+		m := &d.inner[i]
+		d.offsets.add(m.Offset)
 		if d.json != nil {
 			d.json.legacyRecord(d, name, e, m)
 			continue

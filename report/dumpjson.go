@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"encoding/base64"
 	"strconv"
 	"unicode/utf8"
@@ -15,7 +14,7 @@ import (
 // "JSON schemas"). Keys are snake_case; offsets and ids are numbers; byte
 // strings are UTF-8 text when valid, else base64 with an *_encoding field.
 type jsonWriter struct {
-	w *bufio.Writer
+	w sink
 	j jsonObj
 }
 
@@ -51,7 +50,7 @@ func (j *jsonObj) bytesField(k string, v []byte) {
 	j.str(k+"_encoding", "base64")
 }
 
-func (jw *jsonWriter) batch(d *Dumper, name string, e *segment.Batch, raw []byte) error {
+func (jw *jsonWriter) batch(name string, e *segment.Batch, raw []byte) error {
 	jw.begin("batch", name)
 	j := &jw.j
 	j.int("position", e.Pos)
@@ -104,7 +103,7 @@ func (jw *jsonWriter) batch(d *Dumper, name string, e *segment.Batch, raw []byte
 	return nil
 }
 
-func (jw *jsonWriter) record(d *Dumper, name string, e *segment.Batch, off, ts int64, seq int32, r *batch.Record, control bool) error {
+func (jw *jsonWriter) record(d *formatter, name string, e *segment.Batch, off, ts int64, seq int32, r *batch.Record, control bool) error {
 	jw.begin("record", name)
 	j := &jw.j
 	j.int("batch_position", e.Pos)
@@ -142,8 +141,8 @@ func (jw *jsonWriter) record(d *Dumper, name string, e *segment.Batch, off, ts i
 			j.key("control")
 			j.b = append(j.b, js...)
 		}
-	} else if d.opts.PrintDataLog && d.opts.Parser != nil {
-		res, err := d.opts.Parser.Parse(off, r.Key, r.Value)
+	} else if d.opts.PrintDataLog && d.parser != nil {
+		res, err := d.parser.Parse(off, r.Key, r.Value)
 		if err != nil {
 			return err
 		}
@@ -161,7 +160,7 @@ func (jw *jsonWriter) record(d *Dumper, name string, e *segment.Batch, off, ts i
 	return nil
 }
 
-func (jw *jsonWriter) legacyRecord(d *Dumper, name string, e *segment.Batch, m *batch.LegacyMessage) {
+func (jw *jsonWriter) legacyRecord(d *formatter, name string, e *segment.Batch, m *batch.LegacyMessage) {
 	jw.begin("record", name)
 	j := &jw.j
 	j.int("batch_position", e.Pos)

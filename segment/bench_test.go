@@ -3,6 +3,7 @@ package segment
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"sync"
 	"testing"
 
@@ -176,5 +177,31 @@ func TestScanHeadersZeroAllocsPerBatch(t *testing.T) {
 	}
 	if a1 > 4 {
 		t.Fatalf("header scan allocates %.0f times per file, want at most 4 (scanner and its buffer)", a1)
+	}
+}
+
+// TestCountZeroAllocsPerBatch: counting a file allocates per file (the
+// Stats and its maps), never per batch.
+func TestCountZeroAllocsPerBatch(t *testing.T) {
+	small := benchSegment(t, batch.CodecNone, 10, 1<<20)
+	large := append(bytes.Clone(small), small...)
+	large = append(large, large...)
+	c := &Counter{}
+	count := func(b []byte) int64 {
+		s := NewStats()
+		if err := c.countInto(s, Segment{Path: "x.log", Open: func() (Source, io.Closer, error) {
+			return BytesSource("x.log", b), nil, nil
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		return s.Batches
+	}
+	if count(large) != 4*count(small) {
+		t.Fatal("segment construction")
+	}
+	a1 := testing.AllocsPerRun(20, func() { count(small) })
+	a4 := testing.AllocsPerRun(20, func() { count(large) })
+	if a4 > a1+2 {
+		t.Fatalf("count: %.0f allocations for %d batches, %.0f for %d: allocations grow per batch", a1, count(small), a4, count(large))
 	}
 }

@@ -157,6 +157,7 @@ func (s *Stats) sortPIDs() {
 type Counter struct {
 	Options CountOptions
 	st      Stream
+	in      BatchInfo // the current batch's; a local would escape (OnBatch) and cost an allocation per batch
 }
 
 // CountFile reads the batch headers of one log file.
@@ -202,10 +203,11 @@ func (c *Counter) countInto(s *Stats, seg Segment) error {
 				pendBytes, pendBatches = 0, 0
 			}
 		}
-		in, err := b.Info()
-		if err != nil {
+		var err error
+		if c.in, err = b.Info(); err != nil {
 			return err
 		}
+		in := &c.in
 		if in.Control {
 			s.ControlBatches++
 		}
@@ -225,9 +227,9 @@ func (c *Counter) countInto(s *Stats, seg Segment) error {
 				s.Measured = false
 			}
 		}
-		s.addBatch(&in)
+		s.addBatch(in)
 		if c.Options.OnBatch != nil {
-			c.Options.OnBatch(&in)
+			c.Options.OnBatch(in)
 		}
 	}
 	return c.st.Err()

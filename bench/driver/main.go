@@ -9,6 +9,14 @@
 //	driver crcscan FILE  frame every batch and verify its CRC
 //	driver deep FILE     decompress and decode every record
 //	driver codec FILE    decompress every batch's payload only (the codec library alone)
+//	driver crcmmap FILE  verify every batch's CRC over an mmap of the file (no copy), beside crcscan
+//	driver crcmmappop FILE  the same with MAP_POPULATE
+//	driver findings OUT N   write a log of N one-record batches with N-2 unmergeable sequence gaps
+//	driver walk DIR      list a log directory's partitions (segment.Partitions); prints partitions, not bytes
+//	driver readdir DIR   list, then open and read every segment on 2 goroutines (the floor under count/audit)
+//	driver realistic CODEC OUT MB   write a segment of about MB*10^6 bytes of record values
+//	                     that compress 2-4x (JSON-like events, English-like text, ~10%
+//	                     random bytes), 16 KiB batches, for the codec rows
 package main
 
 import (
@@ -22,8 +30,22 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 4 && os.Args[1] == "findings" {
+		if err := findingsLog(os.Args[2], os.Args[3]); err != nil {
+			fmt.Fprintln(os.Stderr, "driver:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) == 5 && os.Args[1] == "realistic" {
+		if err := realistic(os.Args[2], os.Args[3], os.Args[4]); err != nil {
+			fmt.Fprintln(os.Stderr, "driver:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: driver read|crc|headers|crcscan|deep|codec FILE")
+		fmt.Fprintln(os.Stderr, "usage: driver read|crc|headers|crcscan|deep|codec FILE | realistic CODEC OUT MB")
 		os.Exit(2)
 	}
 	mode, path := os.Args[1], os.Args[2]
@@ -42,6 +64,14 @@ var start time.Time
 
 func run(mode, path string) (int64, error) {
 	switch mode {
+	case "walk":
+		return walkDir(path)
+	case "crcmmap":
+		return crcMmap(path, false)
+	case "crcmmappop":
+		return crcMmap(path, true)
+	case "readdir":
+		return readDir(path)
 	case "read":
 		f, err := os.Open(path)
 		if err != nil {

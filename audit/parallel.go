@@ -1,0 +1,59 @@
+package audit
+
+import (
+	"runtime"
+	"sync"
+)
+
+// RunPartitions audits ps with workers goroutines (<= 0: GOMAXPROCS), one
+// partition at a time each, as Run would one after another. The results
+// are in the order of ps. On failure it returns the error of the first
+// failing partition in that order; partitions after it that were not yet
+// started are not audited.
+func RunPartitions(ps []*Partition, workers int, opts Options) ([]*Result, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, max(len(ps), 1))
+	out := make([]*Result, len(ps))
+	errs := make([]error, len(ps))
+	if workers == 1 {
+		for i, p := range ps {
+			if out[i], errs[i] = Run(p, opts); errs[i] != nil {
+				return nil, errs[i]
+			}
+		}
+		return out, nil
+	}
+	next := make(chan int)
+	var failed sync.Once
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if out[i], errs[i] = Run(ps[i], opts); errs[i] != nil {
+					failed.Do(func() { close(stop) })
+				}
+			}
+		}()
+	}
+dispatch:
+	for i := range ps {
+		select {
+		case next <- i:
+		case <-stop:
+			break dispatch
+		}
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,213 @@
+package report
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/kseg/kseg/content"
+	"github.com/kseg/kseg/segment"
+)
+
+// A large log is formatted on several goroutines: the calling goroutine
+// frames batches and copies their bytes into chunks of about chunkBytes,
+// workers (each with its own formatter: decoders, buffers, a clone of the
+// content parser) turn a chunk into its output, and a writer writes the
+// chunks' output in file order. At most inFlight chunks exist at a time,
+// so memory is bounded by inFlight * (chunkBytes + its output).
+//
+// The output is the sequential dump's, byte for byte: a worker stops a
+// chunk at the first error, leaving in its output exactly what the
+// sequential dump would have printed before failing, and the writer stops
+// there. Record offsets that do not follow each other are joined across
+// chunks by the writer, in file order, so the summaries are the same.
+var (
+	chunkBytes   = 128 << 10
+	chunkRecords = 1 << 15 // records per chunk, bounding the output of compressed batches
+	// Without records, the first probeBatches batches are dumped in
+	// sequence, and the rest goes to workers only if those averaged less
+	// than parallelMaxBatch bytes.
+	probeBatches     = 256
+	parallelMaxBatch = int64(4096)
+)
+
+// parallel says whether to format st's batches on several goroutines: more
+// than one CPU, more than one chunk of bytes, and nothing that needs the
+// formatter's verdict before the next batch is framed (--keep-going
+// resynchronises after a batch the formatter rejects).
+func (d *Dumper) parallel(st *segment.Stream) bool {
+	if d.workers < 2 || d.opts.KeepGoing || st.Size() <= int64(chunkBytes) {
+		return false
+	}
+	return d.opts.Parser == nil || content.Clone(d.opts.Parser) != nil
+}
+
+type dumpChunk struct {
+	data    []byte // the entries' bytes, back to back
+	ends    []int  // end of each entry in data
+	batches []segment.Batch
+	records int
+	out     byteSink
+	offsets offsetTrack
+	err     error // the error that ended the chunk's output
+	done    chan struct{}
+}
+
+func (c *dumpChunk) add(b *segment.Batch, raw []byte) {
+	c.data = append(c.data, raw...)
+	c.ends = append(c.ends, len(c.data))
+	c.batches = append(c.batches, *b)
+	if b.IsLegacy() {
+		c.records++
+	} else {
+		c.records += int(max(b.Header.RecordCount, 0))
+	}
+}
+
+func (c *dumpChunk) full() bool { return len(c.data) >= chunkBytes || c.records >= chunkRecords }
+
+// reset empties the chunk for reuse, letting go of buffers an outsized
+// batch grew.
+func (c *dumpChunk) reset() {
+	const keep = 16 << 20
+	c.data, c.ends, c.batches = c.data[:0], c.ends[:0], c.batches[:0]
+	if cap(c.data) > keep {
+		c.data = nil
+	}
+	c.out.b = c.out.b[:0]
+	if cap(c.out.b) > keep {
+		c.out.b = nil
+	}
+	c.offsets = offsetTrack{gaps: c.offsets.gaps[:0]}
+	c.records, c.err = 0, nil
+}
+
+// byteSink collects a chunk's output.
+type byteSink struct{ b []byte }
+
+func (s *byteSink) Write(p []byte) (int, error) { s.b = append(s.b, p...); return len(p), nil }
+func (s *byteSink) WriteByte(c byte) error      { s.b = append(s.b, c); return nil }
+
+// format writes the chunk's batches (and records) to its output.
+func (f *formatter) format(name string, c *dumpChunk, deep bool) {
+	f.out, f.offsets = &c.out, &c.offsets
+	if f.json != nil {
+		f.json.w = &c.out
+	}
+	start := 0
+	for i := range c.batches {
+		b := &c.batches[i]
+		raw := c.data[start:c.ends[i]]
+		start = c.ends[i]
+		if err := f.batchLine(name, b, raw); err != nil {
+			c.err = err
+			return
+		}
+		if deep {
+			if err := f.records(name, b, raw); err != nil {
+				c.err = err
+				return
+			}
+		}
+	}
+}
+
+func (d *Dumper) dumpParallel(name string, st *segment.Stream) error {
+	abs := absPath(name)
+	deep := d.opts.DeepIteration || d.opts.PrintDataLog
+	n := d.workers
+	inFlight := 2*n + 1
+	free := make(chan *dumpChunk, inFlight)
+	for range inFlight {
+		free <- &dumpChunk{done: make(chan struct{}, 1)}
+	}
+	work := make(chan *dumpChunk, inFlight)
+	order := make(chan *dumpChunk, inFlight)
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for range n {
+		f := &formatter{}
+		var jw *jsonWriter
+		if d.json != nil {
+			jw = &jsonWriter{}
+		}
+		p := d.opts.Parser
+		if p != nil {
+			p = content.Clone(p)
+		}
+		f.init(&d.opts, nil, jw, p)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range work {
+				if !stop.Load() {
+					f.format(name, c, deep)
+				}
+				c.done <- struct{}{}
+			}
+		}()
+	}
+	written := make(chan error, 1)
+	go func() {
+		var err error
+		last := int64(-1)
+		for c := range order {
+			<-c.done
+			if err == nil {
+				d.out.Write(c.out.b)
+				if t := &c.offsets; t.seen {
+					if t.first != last+1 {
+						d.recordGaps(abs, [][2]int64{{last, t.first}})
+					}
+					d.recordGaps(abs, t.gaps)
+					last = t.last
+				}
+				if c.err != nil {
+					err = c.err
+					stop.Store(true)
+				}
+			}
+			c.reset()
+			free <- c
+		}
+		written <- err
+	}()
+
+	var c *dumpChunk
+	var rerr error
+	for !stop.Load() && st.Next() {
+		b := st.Batch()
+		d.opts.Progress.Add(b.Size, 1)
+		raw, err := b.Bytes()
+		if err != nil {
+			rerr = err
+			break
+		}
+		if c == nil {
+			c = <-free
+		}
+		c.add(b, raw)
+		if c.full() {
+			work <- c
+			order <- c
+			c = nil
+		}
+	}
+	if c != nil {
+		work <- c
+		order <- c
+	}
+	close(work)
+	close(order)
+	werr := <-written
+	wg.Wait()
+	if werr != nil {
+		return werr
+	}
+	if rerr != nil {
+		return rerr
+	}
+	if err := st.Err(); err != nil {
+		return err
+	}
+	return d.streamEnd(name, st)
+}
