@@ -59,8 +59,8 @@ type scanner struct {
 	winStart int64
 	winLen   int
 
-	pos   int64 // next entry position
-	entry frame
+	pos   int64  // next entry position
+	entry *frame // where next frames to (the stream's current batch)
 	err   error
 	done  bool
 	block int
@@ -142,7 +142,7 @@ func (s *scanner) next() bool {
 		s.done = true
 		return false
 	}
-	s.entry = frame{Pos: pos, Size: batch.LogOverhead + int64(size), Magic: magic}
+	*s.entry = frame{Pos: pos, Size: batch.LogOverhead + int64(size), Magic: magic}
 	if magic >= batch.MagicV2 {
 		// A v2 entry shorter than 61 bytes: Kafka reads its header straight
 		// into the following bytes, and fails if the file ends first.
@@ -160,7 +160,7 @@ func (s *scanner) next() bool {
 // call to next or bytes. For an undersized v2 entry it still returns only
 // its Size bytes.
 func (s *scanner) bytes() ([]byte, error) {
-	e := &s.entry
+	e := s.entry
 	b, err := s.window(e.Pos, int(e.Size))
 	if err != nil {
 		return nil, &Error{File: s.name, Offset: e.Pos, Err: err}

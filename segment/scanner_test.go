@@ -10,7 +10,7 @@ func NewScanner(r io.ReaderAt, size int64, name string) testScanner {
 	return testScanner{NewStream(Source{Name: name, R: r, Size: size}, Options{})}
 }
 
-func (t testScanner) Entry() *frame          { return &t.sc.entry }
+func (t testScanner) Entry() *frame          { return t.sc.entry }
 func (t testScanner) Bytes() ([]byte, error) { return t.sc.bytes() }
 func (t testScanner) Pos() int64             { return t.sc.pos }
 func (t testScanner) End() int64             { return t.sc.end }

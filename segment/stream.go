@@ -173,7 +173,8 @@ func (s *Stream) Reset(src Source) {
 		s.sc.block = s.opts.BlockSize
 	}
 	s.rc, s.err, s.tail, s.closer = nil, nil, -1, nil
-	s.cur = Batch{}
+	s.cur = Batch{File: src.Name, s: s}
+	s.sc.entry = &s.cur.frame
 	s.dec.Max = s.opts.MaxDecompressed
 	s.br.Decompressor.Max = s.opts.MaxDecompressed
 }
@@ -218,8 +219,7 @@ func (s *Stream) Next() bool {
 	}
 	for {
 		if s.sc.next() {
-			e := &s.sc.entry
-			s.cur = Batch{File: s.sc.name, Pos: e.Pos, Size: e.Size, Magic: e.Magic, Header: e.Header, s: s}
+			s.cur.parsed, s.cur.inner, s.cur.records = false, false, false
 			if s.opts.VerifyCRC {
 				if cause := s.checkCRC(); cause != nil {
 					if isReadError(cause) {
@@ -411,11 +411,11 @@ func (s *Stream) resync(from int64) (int64, bool) {
 // Framing reads only the header; the rest is decoded on request, and every
 // slice it returns is valid until the stream moves on.
 type Batch struct {
-	File   string
-	Pos    int64 // position of the entry in the source
-	Size   int64 // bytes of the entry, log overhead included
-	Magic  int8
-	Header batch.Header // v2 only
+	File string
+	// frame: Pos (position of the entry in the source), Size (bytes of the
+	// entry, log overhead included), Magic, Header (v2 only). The scanner
+	// frames straight into it.
+	frame
 
 	s       *Stream
 	parsed  bool // s.legacy holds this entry's message
