@@ -22,7 +22,7 @@ func TestReplayBackwardTimestamps(t *testing.T) {
 	cand := map[*Batch]bool{a: true}
 	cuts := make([]string, 2)
 	done := make(chan int, 1)
-	go func() { done <- replay([][]*Batch{{a, b}}, cand, 5, 100, cuts) }()
+	go func() { v, _ := replay([][]*Batch{{a, b}}, cand, 5, 100, cuts, true); done <- v }()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
