@@ -321,25 +321,41 @@ func (p *Producer) infer(topicPartitions int) {
 		L     int64
 		cuts  []string
 		sizeN int
+		held  int
 	}
-	var runs []run
-	best := math.MaxInt
-	for _, L := range lingerCandidates(data, tEnd) {
-		cuts := make([]string, len(data))
-		v := replay(parts, cand, L, tEnd, cuts)
-		if v > best {
-			continue
-		}
-		if v < best {
-			best, runs = v, runs[:0]
-		}
-		n := 0
-		for _, c := range cuts {
-			if c == CutSize {
-				n++
+	replays := func(hold bool) (runs []run, best int) {
+		best = math.MaxInt
+		for _, L := range lingerCandidates(data, tEnd) {
+			cuts := make([]string, len(data))
+			v, held := replay(parts, cand, L, tEnd, cuts, hold)
+			if v > best {
+				continue
 			}
+			if v < best {
+				best, runs = v, runs[:0]
+			}
+			n := 0
+			for _, c := range cuts {
+				if c == CutSize {
+					n++
+				}
+			}
+			runs = append(runs, run{L, cuts, n, held})
 		}
-		runs = append(runs, run{L, cuts, n})
+		return runs, best
+	}
+	runs, best := replays(false)
+	// Batches with records after they were due are a late sender (a busy
+	// or cold thread) or a busy node: max.in.flight requests unanswered
+	// hold the drain until a response comes. The replays that may hold
+	// drains (on one consistent round trip) are the stories when they
+	// contradict the log less; the smallest linger.ms among them needs no
+	// other cause: each batch was taken when the node was free again.
+	busy := false
+	if best > 0 {
+		if hr, hb := replays(true); hb < best {
+			runs, best, busy = hr, hb, true
+		}
 	}
 	lmin, lmax := runs[0].L, runs[len(runs)-1].L
 	unboundedL := true
@@ -366,6 +382,9 @@ func (p *Producer) infer(topicPartitions int) {
 		return bhi, from, n
 	}
 	chosen := runs[len(runs)-1] // the most size cuts
+	if busy {
+		chosen = runs[0]
+	}
 	ambiguous := ""
 	if runs[0].sizeN != chosen.sizeN {
 		// Size cuts are evidence when several agree on one batch.size
@@ -494,6 +513,9 @@ func (p *Producer) infer(topicPartitions int) {
 		iv.Evidence = fmt.Sprintf("replaying the sender, linger.ms from %d to %s fits the log (the lower bound less %d ms of sender latency)", lmin, bound(iv.Max), senderSlackMs)
 		if best > 0 {
 			iv.Evidence += fmt.Sprintf(" with %d batch(es) it cannot explain (a busy or cold sender: records after linger.ms)", best)
+		}
+		if busy {
+			iv.Evidence += fmt.Sprintf("; a busy node (in-flight requests unanswered) held %d drain(s) past linger.ms", chosen.held)
 		}
 		s.LingerMs = iv
 	}

@@ -12,10 +12,14 @@ import (
 // within the linger window, and did not fit: the new batch makes the old
 // one ready) or a linger expiry (first record + linger.ms) — drains the
 // head batch of every partition that has one; the producer's close, at its
-// last record, drains the rest. It returns each batch's cut and how many
-// batches the log contradicts (records after the batch was drained, or a
-// next record that came before it yet is not in it).
-func replay(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string) (violations int) {
+// last record, drains the rest. A drain whose batches took records after
+// the event is held (the node had max.in.flight.requests.per.connection
+// requests unanswered) until their last record, when it takes every head
+// begun by then, if that contradicts the log less. It returns each batch's
+// cut, how many batches the log contradicts (records after the batch was
+// drained, or a next record that came before it yet is not in it) and how
+// many drains were held.
+func replay(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string, hold bool) (violations, blocked int) {
 	cur := make([]int, len(parts))
 	own := func(b *Batch) (int64, string) {
 		d, why := b.FirstTs+L, CutLinger
@@ -23,6 +27,58 @@ func replay(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string
 			d, why = b.succ.first.ts, CutSize
 		}
 		return d, why
+	}
+	// drain takes, at T, the head batch of partition k and of every
+	// partition whose head has started; it returns how many of them the
+	// log contradicts and the last record time among them.
+	drain := func(k int, T int64, apply, held bool) (v int, last, nextAt int64) {
+		last, nextAt = T, math.MaxInt64
+		for p, bs := range parts {
+			if cur[p] >= len(bs) {
+				continue
+			}
+			b := bs[cur[p]]
+			if p != k && (b.FirstTs > T || b.FirstTs == T && b.LastTs > T) {
+				// not started: not in the deque yet (in the event's
+				// millisecond it may have started just after the drain)
+				continue
+			}
+			d, why := own(b)
+			switch {
+			case held && cand[b] && b.succ != nil && (b.succ.first.ts < T || b.succ.first.ts == T && cand[b.succ]):
+				// Full while the drain was held: a full batch is sendable
+				// before an expired one. A successor begun in the drain's
+				// millisecond counts only when it filled up in turn (a
+				// run of full batches queued behind a busy node).
+				why = CutSize
+			case d > T:
+				why = CutDrain
+			}
+			if b.LastTs > T || why != CutSize && b.next != nil && b.next.first.ts < T {
+				v++
+			}
+			last = max(last, b.LastTs)
+			if why != CutSize && b.next != nil {
+				nextAt = min(nextAt, b.next.first.ts)
+			}
+			if apply {
+				cuts[b.idx] = why
+				cur[p]++
+			}
+		}
+		return v, last, nextAt
+	}
+	floor := int64(math.MinInt64) // the last drain held up by a busy node
+	// A held drain needs inFlight requests unanswered: it implies a round
+	// trip of at least its time less that of the inFlight-th drain before
+	// it; a drain not held implies one of at most that. One round trip
+	// must fit them all, or the holds are contradictions.
+	var drains []int64
+	rttLo, rttHi := int64(0), int64(math.MaxInt64)
+	settle := func() {
+		if blocked > 0 && rttLo > rttHi+rttSlackMs {
+			violations += blocked
+		}
 	}
 	for {
 		T, k := int64(math.MaxInt64), -1
@@ -34,7 +90,31 @@ func replay(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string
 			}
 		}
 		if k < 0 {
-			return violations
+			settle()
+			return violations, blocked
+		}
+		T = max(T, floor)
+		held := false
+		if hold && T < tEnd {
+			// Records after the batch was due: the node may have been
+			// busy (max.in.flight.requests.per.connection requests
+			// unanswered), holding the drain until the next response.
+			// The held drain takes every head started by then.
+			if v, last, _ := drain(k, T, false, false); v > 0 && last > T && len(drains) >= inFlight {
+				U := last
+				for {
+					_, l, _ := drain(k, U, false, true)
+					if l <= U {
+						break
+					}
+					U = l
+				}
+				if vU, _, _ := drain(k, U, false, true); vU < v {
+					rttLo = max(rttLo, U-drains[len(drains)-inFlight])
+					T, floor, held = U, U, true
+					blocked++
+				}
+			}
 		}
 		if T >= tEnd {
 			// The producer's close comes after its last record: every
@@ -55,30 +135,28 @@ func replay(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string
 					cuts[b.idx] = why
 				}
 			}
-			return violations
+			settle()
+			return violations, blocked
 		}
-		for p, bs := range parts {
-			if cur[p] >= len(bs) {
-				continue
-			}
-			b := bs[cur[p]]
-			if p != k && (b.FirstTs > T || b.FirstTs == T && b.LastTs > T) {
-				// not started: not in the deque yet (in the event's
-				// millisecond it may have started just after the drain)
-				continue
-			}
-			d, why := own(b)
-			if d != T {
-				why = CutDrain
-			}
-			cuts[b.idx] = why
-			if b.LastTs > T || why != CutSize && b.next != nil && b.next.first.ts < T {
-				violations++
-			}
-			cur[p]++
+		v, _, nextAt := drain(k, T, true, held)
+		violations += v
+		if hold && len(drains) >= inFlight && nextAt < math.MaxInt64 {
+			// held or not, the drain came before a next record of its
+			// partitions went into a new batch
+			rttHi = min(rttHi, nextAt-drains[len(drains)-inFlight])
 		}
+		drains = append(drains, T)
 	}
 }
+
+// inFlight is max.in.flight.requests.per.connection as the replay
+// assumes it: the default, and the most idempotence allows.
+const inFlight = 5
+
+// rttSlackMs: the replay's drain times are lower bounds (a drain held with
+// no record to show it looks prompt) on millisecond timestamps, so the
+// round trips the holds imply may disagree by this much.
+const rttSlackMs = 5
 
 // lingerCandidates are the linger.ms values worth replaying: every value
 // up to 100 ms, then the spans and gaps the log holds (where the replay

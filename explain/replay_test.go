@@ -22,7 +22,7 @@ func TestReplayBackwardTimestamps(t *testing.T) {
 	cand := map[*Batch]bool{a: true}
 	cuts := make([]string, 2)
 	done := make(chan int, 1)
-	go func() { done <- replay([][]*Batch{{a, b}}, cand, 5, 100, cuts) }()
+	go func() { v, _ := replay([][]*Batch{{a, b}}, cand, 5, 100, cuts, true); done <- v }()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
@@ -73,5 +73,50 @@ func TestRealWorldPartitions(t *testing.T) {
 		if el := time.Since(start); el > 10*time.Second {
 			t.Errorf("%s: %v", d, el)
 		}
+	}
+}
+
+// chain builds one partition's batches from [first, last] record times,
+// linked as the reader links them.
+func chain(spans ...[2]int64) []*Batch {
+	var bs []*Batch
+	for i, s := range spans {
+		b := &Batch{FirstTs: s[0], LastTs: s[1], idx: i}
+		b.first.ts = s[0]
+		if i > 0 {
+			bs[i-1].next, bs[i-1].succ = b, b
+		}
+		bs = append(bs, b)
+	}
+	return bs
+}
+
+// A node with five requests unanswered holds the drain: at linger.ms=0
+// five batches go at once, the sixth takes records until the first
+// response (9 ms), and so on with one round trip. Held, the replay finds
+// no contradiction and names every batch linger; not held, it cannot.
+func TestReplayHoldsBusyNode(t *testing.T) {
+	spans := [][2]int64{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 9}, {10, 10}, {11, 11}, {12, 12}, {13, 13}, {14, 18}, {19, 19}}
+	bs := chain(spans...)
+	cuts := make([]string, len(bs))
+	if v, held := replay([][]*Batch{bs}, nil, 0, 19, cuts, false); v == 0 || held != 0 {
+		t.Errorf("without holding: %d contradictions, %d held; want some and none", v, held)
+	}
+	v, held := replay([][]*Batch{bs}, nil, 0, 19, cuts, true)
+	if v != 0 || held != 2 {
+		t.Errorf("holding: %d contradictions, %d held; want 0 and 2", v, held)
+	}
+	for i, c := range cuts {
+		if c != CutLinger {
+			t.Errorf("batch %d: cut %s, want linger", i, c)
+		}
+	}
+	// Holds that need round trips of 9 and 40 ms (while a drain not held
+	// shows one of at most 5 ms) are no busy node: they stay contradictions.
+	spans[10] = [2]int64{14, 49}
+	spans[11] = [2]int64{50, 50}
+	bs = chain(spans...)
+	if v, held := replay([][]*Batch{bs}, nil, 0, 50, cuts, true); v < held || held == 0 {
+		t.Errorf("inconsistent holds: %d contradictions, %d held; want the holds counted", v, held)
 	}
 }

@@ -25,7 +25,6 @@ func sweepConfigs(short bool) []producer.Config {
 				for _, shape := range []struct{ parts, keys int }{{1, 0}, {3, 0}, {3, 10}} {
 					i++
 					c := producer.DefaultConfig()
-				c.Timing = producer.Timing{} // see idealSweep
 					c.Timing = producer.Timing{} // see idealSweep
 					c.Records = 300
 					c.BatchSize, c.LingerMs, c.SendInterval = bs, linger, iv
@@ -65,7 +64,7 @@ func describe(c producer.Config) string {
 }
 
 const (
-	minAgreement = 95.0
+	minAgreement = 98.5
 	maxMisses    = 0
 )
 
@@ -181,12 +180,14 @@ func TestSweepAgainstModel(t *testing.T) {
 		bsBounded, bsLikely, lBounded, lLikely, lMisses)
 	// The target is 99% agreement and no missed interval. Measured
 	// on 2026-11-30 (full sweep): 98.87% of 5687 decidable batches, no
-	// missed interval, on the model before its timing rewrite; on the
-	// rewritten model's ideal mode 95.27% of 6830, one linger.ms interval
-	// missed (drain/linger ordering changed). The floor guards against
-	// regressions below that.
+	// missed interval, on the model before its timing rewrite (RTT 2 ms).
+	// With its default RTT of 9 ms five requests stay in flight at send
+	// intervals of 1 ms and less, and drains wait for responses: 95.27% of
+	// 6830 and one linger.ms interval missed, until the replay learned to
+	// hold drains for a busy node (98.73%, none missed). The floor guards
+	// against regressions below that.
 	if pct < minAgreement {
-		t.Errorf("agreement %.2f%% < %.0f%%", pct, minAgreement)
+		t.Errorf("agreement %.2f%% < %.1f%%", pct, minAgreement)
 	}
 	if lMisses > maxLingerMisses {
 		t.Errorf("%d linger.ms intervals miss the true value, want at most %d", lMisses, maxLingerMisses)
@@ -204,4 +205,4 @@ func TestSweepAgainstModel(t *testing.T) {
 const idealSweep = true
 
 // maxLingerMisses: see the floor in TestSweepAgainstModel.
-const maxLingerMisses = 1
+const maxLingerMisses = 0
