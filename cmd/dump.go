@@ -75,6 +75,10 @@ func newDumpCmd() *cobra.Command {
 }
 
 func runDump(args []string, stdout, stderr io.Writer) error {
+	args, err := takeWireArgs(args)
+	if err != nil {
+		return err
+	}
 	a, err := dumpargs.Parse(args)
 	if err != nil {
 		return withCode(ExitUsage, err)
@@ -109,7 +113,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	d := report.NewDumper(a.Opts, stdout, stderr)
 	defer a.Opts.Progress.Done()
 	for _, f := range files {
-		if err := d.Dump(f); err != nil {
+		if err := dumpFile(d, f); err != nil {
 			d.Finish()
 			if a.KafkaForm {
 				fmt.Fprintf(stderr, "kseg: error: %v\n", err)
