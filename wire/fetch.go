@@ -32,17 +32,22 @@ type partReader struct {
 }
 
 func (p *partReader) open() (segment.Source, io.Closer, error) {
-	c := p.cc.cfg
+	f := &fetcher{p: *p, cfg: p.cc.cfg, size: p.cc.cfg.FetchBytes}
+	r := startReader(f)
+	return segment.Source{Name: p.name, R: r, Size: -1}, r, nil
+}
+
+// startReader starts f fetching into a new reader.
+func startReader(f *fetcher) *reader {
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &reader{name: p.name, ch: make(chan chunk, c.Prefetch), cancel: cancel}
-	f := &fetcher{p: *p, cfg: c, size: c.FetchBytes}
+	r := &reader{name: f.p.name, ch: make(chan chunk, f.cfg.Prefetch), cancel: cancel}
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
 		defer close(r.ch)
 		f.run(ctx, r.ch)
 	}()
-	return segment.Source{Name: p.name, R: r, Size: -1}, r, nil
+	return r
 }
 
 // chunk is the complete batches of one Fetch response (or the error that
@@ -70,6 +75,7 @@ type reader struct {
 	end    int64 // position after the last chunk
 	done   bool
 	err    error
+	peak   int64 // the most bytes held at once (tests check the bound)
 }
 
 func (r *reader) ReadAt(p []byte, off int64) (int, error) {
@@ -101,6 +107,7 @@ func (r *reader) ReadAt(p []byte, off int64) (int, error) {
 			}
 			r.chunks = append(r.chunks, c.b)
 			r.end += int64(len(c.b))
+			r.peak = max(r.peak, r.end-r.start)
 		}
 	}
 	n := 0
@@ -143,6 +150,10 @@ type fetcher struct {
 	p    partReader
 	cfg  Config
 	size int32
+	// do and refresh replace the Fetch request and the leader refresh
+	// (tests).
+	do      func(ctx context.Context, offset int64, size int32) (*kmsg.FetchResponseTopicPartition, error)
+	refresh func(ctx context.Context) error
 }
 
 // run fetches [from, to) in order and sends the complete batches of each
@@ -252,12 +263,22 @@ func (f *fetcher) fetch(ctx context.Context, offset int64) (*kmsg.FetchResponseT
 			if !sleep(ctx, backoff(attempt)) {
 				return nil, ctx.Err()
 			}
-			if err := f.refreshLeader(ctx); err != nil {
+			refresh := f.refreshLeader
+			if f.refresh != nil {
+				refresh = f.refresh
+			}
+			if err := refresh(ctx); err != nil {
 				last = err
 				continue
 			}
 		}
-		part, err := f.fetchOnce(ctx, offset)
+		var part *kmsg.FetchResponseTopicPartition
+		var err error
+		if f.do != nil {
+			part, err = f.do(ctx, offset, f.size)
+		} else {
+			part, err = f.fetchOnce(ctx, offset)
+		}
 		if err == nil {
 			return part, nil
 		}

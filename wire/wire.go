@@ -174,6 +174,9 @@ func ParseURL(s string) (URL, error) {
 		return URL{}, fmt.Errorf("%s: %w", s, ErrBadURL)
 	}
 	hosts, path, _ := strings.Cut(rest, "/")
+	if strings.Contains(hosts, "@") {
+		return URL{}, fmt.Errorf("%s: credentials in the URL are not read (use --command-config or --sasl-user with $KSEG_SASL_PASSWORD): %w", redact(s), ErrBadURL)
+	}
 	u := URL{Partition: -1}
 	for _, h := range strings.Split(hosts, ",") {
 		if _, port, err := net.SplitHostPort(h); err != nil || port == "" {
