@@ -114,6 +114,10 @@ type Run struct {
 func ResolveRuns(paths []string) ([]Run, error) {
 	var runs []Run
 	for _, p := range paths {
+		if strings.Contains(p, "://") { // a registered scheme (kafka://...): one run
+			runs = append(runs, Run{Name: p, Path: p})
+			continue
+		}
 		st, err := os.Stat(p)
 		if err != nil {
 			return nil, err
