@@ -186,6 +186,8 @@ func wireHint(err error) string {
 	switch {
 	case errors.Is(err, wire.ErrAuth):
 		return "check the SASL user and password (--command-config, --sasl-user, $KSEG_SASL_PASSWORD) and the ACLs"
+	case errors.Is(err, wire.ErrTLS):
+		return "check the CA (--tls-ca, ssl.truststore.location) and that the broker's certificate names the host you connect to"
 	case errors.Is(err, wire.ErrUnreachable):
 		return "check HOST:PORT, the listener's security.protocol (--tls, --command-config) and the CA (--tls-ca)"
 	case errors.Is(err, wire.ErrUnknownTopic):

@@ -5,7 +5,8 @@
 # position fields, for every partition (codecs, transactions with aborts and an open transaction,
 # idempotent and not, LogAppendTime, compacted, a batch larger than the fetch size). The wire reads
 # are repeated with a fetch size small enough to split batches across responses. Then the error
-# cases: a missing topic and an unreachable broker give one error line and exit 3.
+# cases: a missing topic and an unreachable broker give one error line and exit 3; then
+# oracle/wire-secure.sh (SASL_PLAINTEXT and SASL_SSL listeners).
 # Last line: "oracle-wire: N passed, M failed".
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -102,6 +103,14 @@ cmpcase dump "$OUT/range.wire" "$OUT/range.files"
 for t in codec-gzip codec-zstd txn live-killed idempotent log-append-time wire-compacted wire-big u05-keyed; do
   if grep -q "\"topic\":\"$t\"" "$OUT/count.wire"; then pass; else fail "topic $t not read over the wire"; fi
 done
+
+# Secured listeners: SASL_PLAINTEXT/PLAIN and SASL_SSL/SCRAM-SHA-512 with certificates made here.
+if bash "$ORACLE/wire-secure.sh" "$KSEG" >"$OUT/secure.log" 2>&1; then
+  pass
+  tail -n 1 "$OUT/secure.log"
+else
+  fail "wire-secure: $(grep FAIL "$OUT/secure.log" | head -n 5; tail -n 3 "$OUT/secure.log")"
+fi
 
 echo "oracle-wire: $PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

@@ -401,8 +401,10 @@ func classify(err error) error {
 		return nil
 	}
 	switch {
-	case errors.Is(err, ErrAuth), errors.Is(err, ErrUnreachable), errors.Is(err, ErrUnknownTopic):
+	case errors.Is(err, ErrAuth), errors.Is(err, ErrUnreachable), errors.Is(err, ErrUnknownTopic), errors.Is(err, ErrTLS):
 		return err
+	case isTLSError(err):
+		return fmt.Errorf("%w: %v", ErrTLS, err)
 	case errors.Is(err, kerr.SaslAuthenticationFailed), errors.Is(err, kerr.IllegalSaslState),
 		errors.Is(err, kerr.UnsupportedSaslMechanism), errors.Is(err, kerr.TopicAuthorizationFailed),
 		errors.Is(err, kerr.ClusterAuthorizationFailed):
@@ -411,9 +413,7 @@ func classify(err error) error {
 		return fmt.Errorf("%w: %v", ErrUnknownTopic, err)
 	}
 	var ne net.Error
-	var ce interface{ Unwrap() error }
-	_ = ce
-	if errors.As(err, &ne) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, io.EOF) || isTLSError(err) {
+	if errors.As(err, &ne) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, io.EOF) {
 		return fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
 	return err

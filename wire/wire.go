@@ -36,6 +36,7 @@ var (
 	ErrBadURL       = errors.New("not a kafka:// source (kafka://HOST:PORT[,HOST:PORT...]/TOPIC[/PARTITION])")
 	ErrUnreachable  = errors.New("cannot reach the cluster")
 	ErrAuth         = errors.New("authentication failed")
+	ErrTLS          = errors.New("TLS handshake failed")
 	ErrPartition    = errors.New("partition could not be read")
 )
 
