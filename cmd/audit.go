@@ -6,6 +6,7 @@ import (
 
 	"github.com/kseg/kseg/audit"
 	"github.com/kseg/kseg/report"
+	"github.com/kseg/kseg/wire"
 	"github.com/spf13/cobra"
 )
 
@@ -62,6 +63,9 @@ func runAudit(paths []string, opts audit.Options, asJSON bool, failOn audit.Seve
 	fail := false
 	for _, p := range parts {
 		r, err := audit.Run(p, opts)
+		if err == nil {
+			err = wire.CheckTransactions(r) // kafka:// partitions: the coordinators' view
+		}
 		if err != nil {
 			return withCode(ExitBadInput, err)
 		}

@@ -3,7 +3,8 @@
 # run `kseg count --json` and `kseg dump --format json` against kafka://, stop the broker, run the
 # same commands on its log directory, and require identical output apart from the source and
 # position fields, for every partition (codecs, transactions with aborts and an open transaction,
-# idempotent and not, LogAppendTime, compacted, a batch larger than the fetch size). The wire reads
+# idempotent and not, LogAppendTime, compacted, a batch larger than the fetch size, a topic of
+# 1,000 partitions). The wire reads
 # are repeated with a fetch size small enough to split batches across responses. Then the error
 # cases: a missing topic and an unreachable broker give one error line and exit 3; then
 # oracle/wire-secure.sh (SASL_PLAINTEXT and SASL_SSL listeners).
@@ -33,7 +34,7 @@ wire_workload() {
 B="$(bash "$ORACLE/broker.sh" start "$WORK")"
 echo "oracle-wire: broker at $B"
 workload "$B" seed codecs idempotent logappendtime edge txn groups
-wire_workload "$B" big compacted
+wire_workload "$B" big compacted many 1000
 workload "$B" killed-txn # last: halts its JVM with a transaction open
 
 PASS=0
@@ -50,6 +51,17 @@ SRC="kafka://$B/.*"
 "$KSEG" dump --format json --deep-iteration --fetch-bytes 300 "$SRC" >"$OUT/dump.wire300"
 # A named partition and an offset range read the same batches as the files from that offset.
 "$KSEG" dump --format json --from 50 --to 120 "kafka://$B/u05-small/0" >"$OUT/range.wire"
+
+# Audit over the wire: the killed producer's transaction is open in the log and at its coordinator
+# (600 s timeout): unterminated-transaction (exit 1), and neither txn-unknown-to-coordinator nor
+# txn-past-timeout, which a failed coordinator lookup would give.
+rc=0
+"$KSEG" audit --json "kafka://$B/live-killed" >"$OUT/audit.killed" 2>&1 || rc=$?
+if [ "$rc" = 1 ] && grep -q '"unterminated-transaction"' "$OUT/audit.killed" && ! grep -q '"txn-' "$OUT/audit.killed"; then
+  pass
+else
+  fail "audit live-killed over the wire: exit $rc: $(head -c 600 "$OUT/audit.killed")"
+fi
 
 # Error cases: one line on stderr, exit 3.
 errcase() {
@@ -100,6 +112,8 @@ cmpcase dump "$OUT/range.wire" "$OUT/range.files"
 
 # Every kind of partition the issue names was read (a workload that silently produced nothing
 # would otherwise pass).
+many=$(grep -c '"topic":"wire-many"' "$OUT/count.wire" || true)
+if [ "$many" = 1000 ]; then pass; else fail "wire-many: $many partitions read over the wire, want 1000"; fi
 for t in codec-gzip codec-zstd txn live-killed idempotent log-append-time wire-compacted wire-big u05-keyed; do
   if grep -q "\"topic\":\"$t\"" "$OUT/count.wire"; then pass; else fail "topic $t not read over the wire"; fi
 done

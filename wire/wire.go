@@ -281,6 +281,9 @@ func Resolve(arg string) ([]segment.Partition, error) {
 			seg := segment.Segment{Path: name, BaseOffset: r.from, Size: 0, Open: pr.open}
 			out = append(out, segment.NewRemotePartition(td.Topic, r.partition, name[:strings.LastIndex(name, "/")], []segment.Segment{seg}))
 			registerOpen(name, pr.open)
+			segMu.Lock()
+			segs[name] = pr
+			segMu.Unlock()
 		}
 	}
 	return out, nil
@@ -298,6 +301,11 @@ func redact(s string) string {
 	}
 	return s
 }
+
+var (
+	segMu sync.Mutex
+	segs  = map[string]*partReader{} // segment name -> its partition, for the audit
+)
 
 var (
 	openMu sync.Mutex
