@@ -7,7 +7,8 @@
 # 1,000 partitions). The wire reads
 # are repeated with a fetch size small enough to split batches across responses. Then the error
 # cases: a missing topic and an unreachable broker give one error line and exit 3; then
-# oracle/wire-secure.sh (SASL_PLAINTEXT and SASL_SSL listeners).
+# oracle/wire-secure.sh (SASL_PLAINTEXT and SASL_SSL listeners) and oracle/wire-cluster.sh (a
+# 3-node cluster losing a node mid-run).
 # Last line: "oracle-wire: N passed, M failed".
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -124,6 +125,14 @@ if bash "$ORACLE/wire-secure.sh" "$KSEG" >"$OUT/secure.log" 2>&1; then
   tail -n 1 "$OUT/secure.log"
 else
   fail "wire-secure: $(grep FAIL "$OUT/secure.log" | head -n 5; tail -n 3 "$OUT/secure.log")"
+fi
+
+# A 3-node cluster with a node stopped mid-run (SIGTERM, then SIGKILL of another).
+if bash "$ORACLE/wire-cluster.sh" "$KSEG" >"$OUT/cluster.log" 2>&1; then
+  pass
+  grep '^wire-cluster: ' "$OUT/cluster.log" | tail -n 3
+else
+  fail "wire-cluster: $(grep FAIL "$OUT/cluster.log" | head -n 5; tail -n 3 "$OUT/cluster.log")"
 fi
 
 echo "oracle-wire: $PASS passed, $FAIL failed"

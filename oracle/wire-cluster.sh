@@ -72,7 +72,9 @@ start_node() {
 wait_started() {
   local i=$1 n=${2:-1}
   for _ in $(seq 1 180); do
-    [ "$(grep -c "Kafka Server started" "$DIR/n$i/broker.log" 2>/dev/null)" -ge "$n" ] && return 0
+    local c
+    c=$(grep -c "Kafka Server started" "$DIR/n$i/broker.log" 2>/dev/null || true)
+    [ "${c:-0}" -ge "$n" ] && return 0
     sleep 0.5
   done
   echo "node $i not ready" >&2

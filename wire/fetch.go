@@ -367,15 +367,18 @@ func (f *fetcher) refreshLeader(ctx context.Context) error {
 	return nil
 }
 
+// retriable: a Kafka error the protocol marks retriable (leader moved,
+// leader not available, ...), or any error of the connection itself (a
+// broker down, a connection reset, a dial refused, kgo's "connection has
+// died"): the leader is looked up again and the fetch retried, within
+// Config.Retries. Other Kafka errors (authorization, offset out of range)
+// are final.
 func retriable(err error) bool {
 	var ke *kerr.Error
 	if errors.As(err, &ke) {
 		return ke.Retriable || errors.Is(err, kerr.NotLeaderForPartition) || errors.Is(err, kerr.FencedLeaderEpoch)
 	}
-	var ne net.Error
-	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.EPIPE)
+	return !errors.Is(err, context.Canceled) && !isTLSError(err)
 }
 
 func backoff(attempt int) time.Duration {

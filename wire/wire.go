@@ -155,6 +155,12 @@ func CloseAll() {
 		c.cl.Close()
 		delete(clients, k)
 	}
+	openMu.Lock()
+	clear(opens)
+	openMu.Unlock()
+	segMu.Lock()
+	clear(segs)
+	segMu.Unlock()
 }
 
 func init() { segment.RegisterScheme("kafka", Resolve) }
