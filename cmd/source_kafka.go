@@ -161,9 +161,14 @@ func dumpFile(d *report.Dumper, name string) error {
 }
 
 // redactedError is an error whose text has the registered secrets removed.
-type redactedError struct{ err error }
+// Its text is fixed when made: the secrets are forgotten when the command
+// ends, before the error is printed.
+type redactedError struct {
+	err error
+	msg string
+}
 
-func (e redactedError) Error() string { return wire.Redact(e.err.Error()) }
+func (e redactedError) Error() string { return e.msg }
 func (e redactedError) Unwrap() error { return e.err }
 
 func redacted(err error) error {
@@ -172,13 +177,13 @@ func redacted(err error) error {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		return &exitError{code: ee.code, err: redactedError{ee.err}}
+		return &exitError{code: ee.code, err: redactedError{ee.err, wire.Redact(ee.err.Error())}}
 	}
 	var se silentExit
 	if errors.As(err, &se) {
 		return err
 	}
-	return redactedError{err}
+	return redactedError{err, wire.Redact(err.Error())}
 }
 
 // wireHint is the hint for errors reading a cluster.

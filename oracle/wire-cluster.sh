@@ -101,9 +101,9 @@ if [ "$(grep -c '"records":' "$DIR/baseline")" = 6 ] && ! grep -q '"records":0,'
 
 midrun() { # NAME SIGNAL NODE
   local name=$1 sig=$2 node=$3 rc=0
-  "$KSEG" count --json --workers 6 --fetch-bytes 1024 "$SRC" >"$DIR/$name.out" 2>"$DIR/$name.err" &
+  "$KSEG" count --json --workers 2 --fetch-bytes 1024 "$SRC" >"$DIR/$name.out" 2>"$DIR/$name.err" &
   local kpid=$!
-  sleep 1.5
+  sleep 1
   kill -0 "$kpid" 2>/dev/null || echo "wire-cluster: $name: kseg finished before the node stopped (the test is weaker)"
   stop_node "$node" "$sig"
   wait "$kpid" || rc=$?

@@ -147,7 +147,8 @@ func current() Config {
 	return c
 }
 
-// CloseAll closes the connections opened by the sources resolved so far.
+// CloseAll closes the connections opened by the sources resolved so far
+// and forgets them and the registered secrets (a command is over).
 func CloseAll() {
 	cfgMu.Lock()
 	defer cfgMu.Unlock()
@@ -161,6 +162,9 @@ func CloseAll() {
 	segMu.Lock()
 	clear(segs)
 	segMu.Unlock()
+	secretMu.Lock()
+	secrets = nil
+	secretMu.Unlock()
 }
 
 func init() { segment.RegisterScheme("kafka", Resolve) }
