@@ -77,12 +77,22 @@ const (
 	// --compacted, an internal topic, a delete horizon), an error
 	// otherwise (a copied or restored directory).
 	SegmentOverlap Code = "segment-overlap"
+
+	// Over the wire (kafka:// sources), where the broker's view replaces
+	// .snapshot and .txnindex: a transaction open at the end of the log
+	// that its coordinator does not have open (no transactional id for the
+	// producer, another epoch, or this partition not in it: a hanging
+	// transaction, as kafka-transactions.sh find-hanging reports), and one
+	// open longer than its transaction timeout.
+	TxnUnknownToCoordinator Code = "txn-unknown-to-coordinator"
+	TxnPastTimeout          Code = "txn-past-timeout"
 )
 
 // Codes lists every code in documentation order.
 var Codes = []Code{SequenceGap, DuplicateSequence, SequenceRegression, EpochRegression,
 	EpochBumpNonzeroSequence, SequenceWrap, UnterminatedTransaction, MarkerWithoutTransaction,
-	TxnIndexMismatch, SnapshotMismatch, NonIdempotentBatches, OffsetGap, SegmentOverlap, CorruptBatch}
+	TxnIndexMismatch, SnapshotMismatch, NonIdempotentBatches, OffsetGap, SegmentOverlap, CorruptBatch,
+	TxnUnknownToCoordinator, TxnPastTimeout}
 
 // None marks an absent offset, producer id or sequence in a Finding.
 const None = -1

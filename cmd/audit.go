@@ -7,6 +7,7 @@ import (
 
 	"github.com/kseg/kseg/audit"
 	"github.com/kseg/kseg/report"
+	"github.com/kseg/kseg/wire"
 	"github.com/spf13/cobra"
 )
 
@@ -70,6 +71,9 @@ func runAudit(paths []string, opts audit.Options, workers int, asJSON bool, fail
 	}
 	fail := false
 	for _, r := range results {
+		if err := wire.CheckTransactions(r); err != nil { // kafka:// partitions: the coordinators' view
+			return withCode(ExitBadInput, err)
+		}
 		if m, ok := r.Max(); ok && m >= failOn {
 			fail = true
 		}

@@ -79,6 +79,10 @@ func newDumpCmd() *cobra.Command {
 }
 
 func runDump(args []string, stdout, stderr io.Writer) error {
+	args, err := takeWireArgs(args)
+	if err != nil {
+		return err
+	}
 	a, err := dumpargs.Parse(args)
 	if err != nil {
 		return withCode(ExitUsage, err)

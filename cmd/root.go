@@ -99,6 +99,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		root.AddCommand(add())
 	}
 	addRemoteFlags(root) // cmd/source_remote.go
+	addSourceFlags(root)
 	// cobra adds help and completion lazily; add them now to give them
 	// examples like every other command.
 	root.InitDefaultHelpCmd()
@@ -177,6 +178,9 @@ func Execute(args []string, stdout, stderr io.Writer) int {
 // hintFor suggests the fix for mistakes people commonly make.
 func hintFor(err error) string {
 	var decoder *content.UnknownDecoderError
+	if h := wireHint(err); h != "" {
+		return h
+	}
 	switch {
 	case errors.Is(err, segment.ErrIsDirectory):
 		return "give kseg the directory itself without --files (kseg dump DIR), or name a .log file inside it"

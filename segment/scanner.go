@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/kseg/kseg/batch"
 	"github.com/kseg/kseg/located"
@@ -54,6 +55,9 @@ type scanner struct {
 	r    io.ReaderAt
 	name string
 	end  int64 // limited file size
+	// open: the size was not known (Source.Size < 0) and no read has hit
+	// the end yet; end is math.MaxInt64 until one does.
+	open bool
 
 	buf      []byte
 	winStart int64
@@ -73,6 +77,9 @@ func (s *scanner) reset(r io.ReaderAt, size int64, name string) {
 		block = BlockSize
 	}
 	*s = scanner{r: r, name: name, end: size, buf: buf, block: block}
+	if size < 0 {
+		s.end, s.open = math.MaxInt64, true
+	}
 }
 
 func (s *scanner) fail(off int64, err error) bool {
@@ -103,6 +110,11 @@ func (s *scanner) window(off int64, n int) ([]byte, error) {
 	}
 	s.buf = s.buf[:want]
 	m, err := s.r.ReadAt(s.buf, off)
+	if s.open && err == io.EOF {
+		// A source of unknown size ends at the first read that reaches
+		// its end.
+		s.end, s.open = off+int64(m), false
+	}
 	// A short read that still covers what was asked for is used: a read
 	// that fails further on then fails at the entry it reaches, not at the
 	// start of the block.
@@ -130,6 +142,10 @@ func (s *scanner) next() bool {
 		return false
 	}
 	b, err := s.window(pos, batch.HeaderSizeUpToMagic)
+	if err != nil && pos >= s.end-batch.HeaderSizeUpToMagic {
+		s.done = true // the read found the end of a source of unknown size
+		return false
+	}
 	if err != nil {
 		return s.fail(pos, fmt.Errorf("Unexpected EOF while attempting to read the next batch: %w", err))
 	}

@@ -18,6 +18,9 @@ import (
 type Source struct {
 	Name string
 	R    io.ReaderAt
+	// Size is the size of the bytes R serves; -1 when it is not known
+	// ahead (bytes fetched from a broker): the source then ends where a
+	// ReadAt returns io.EOF, and Stream.Size reports that end once reached.
 	Size int64
 }
 

@@ -1,0 +1,55 @@
+#!/bin/bash
+# kseg count over the wire against full reads of the same topic by kcat and kafka-console-consumer:
+# a throwaway KRaft broker on 127.0.0.1 (oracle/broker.sh), one topic of RECORDS (10 million)
+# records of 100 bytes written by Kafka's ProducerPerformance, then one timed run of each reader
+# with GNU time (elapsed seconds, peak RSS).
+#
+#   bench/wire.sh                       # needs kcat (Debian package kcat), JDK 17+, Maven for the jars
+#   RECORDS=1000000 bench/wire.sh       # a smaller topic
+#   KEEP=1 bench/wire.sh                # keep the broker's directory (printed)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+source "$root/oracle/common.sh"
+oracle_fetch
+N=${RECORDS:-10000000}
+command -v kcat >/dev/null || { echo "kcat not found: apt-get install kcat" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "GNU time not found: apt-get install time" >&2; exit 2; }
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/kseg-wire-bench.XXXXXX")
+cleanup() {
+  bash "$ORACLE/broker.sh" stop "$WORK" >/dev/null 2>&1 || true
+  [ -n "${KEEP:-}" ] && echo "kept $WORK" || rm -rf "$WORK"
+}
+trap cleanup EXIT
+(cd "$root" && go build -o "$WORK/kseg" .)
+B=$(bash "$ORACLE/broker.sh" start "$WORK")
+kafka_tool() { "$JAVA" -Xmx512M -Dlog4j2.configurationFile="$ORACLE/log4j2-quiet.properties" -cp "$ORACLE/lib/*" "$@"; }
+kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$B" --create --topic bench \
+  --partitions 1 --replication-factor 1 >/dev/null
+echo "producing $N records of 100 bytes to $B ..."
+kafka_tool org.apache.kafka.tools.ProducerPerformance --topic bench --num-records "$N" --record-size 100 \
+  --throughput -1 --producer-props bootstrap.servers="$B" acks=1 linger.ms=20 batch.size=131072 | tail -n 1
+log_bytes=$(du -cb "$WORK"/logs/bench-0/*.log | tail -n 1 | cut -f1)
+echo "topic bench: $log_bytes bytes of .log"
+
+measure() { # LABEL CMD...: one run; prints seconds and peak RSS
+  local label=$1 name
+  name=$(echo "$1" | tr -c 'a-zA-Z0-9\n' '_')
+  shift
+  /usr/bin/time -f "%e %M" -o "$WORK/time.$name" "$@" >"$WORK/out.$name" 2>"$WORK/err.$name" || {
+    echo "$name failed:" >&2; tail -n 5 "$WORK/err.$name" >&2; return 1; }
+  read -r secs kib <"$WORK/time.$name"
+  printf "%-28s %8.2f s %8.1f MiB peak RSS %8.1f MB/s\n" "$label" "$secs" "$(echo "$kib / 1024" | bc -l)" \
+    "$(echo "$log_bytes / 1000000 / $secs" | bc -l)"
+}
+measure "kseg count kafka://" "$WORK/kseg" count "kafka://$B/bench"
+measure "kseg count --fetch-bytes 4M" "$WORK/kseg" count --fetch-bytes 4194304 "kafka://$B/bench"
+measure "kcat -C -e -o beginning" kcat -C -b "$B" -t bench -o beginning -e -q
+measure "kafka-console-consumer" "$JAVA" -Xmx512M -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
+  -XX:InitiatingHeapOccupancyPercent=35 -Djava.awt.headless=true \
+  -Dlog4j2.configurationFile="$ORACLE/log4j2-quiet.properties" -cp "$ORACLE/lib/*" \
+  org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$B" --topic bench --from-beginning \
+  --max-messages "$N"
+echo "kseg: $(cat "$WORK"/out.kseg_count_kafka___)"
+echo "kcat lines: $(wc -l <"$WORK"/out.kcat__C__e__o_beginning), console-consumer lines: $(wc -l <"$WORK"/out.kafka_console_consumer)"

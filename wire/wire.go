@@ -1,0 +1,463 @@
+// Package wire makes a Kafka cluster a source of batches like a log
+// directory: kafka://HOST:PORT[,HOST:PORT...]/TOPIC[/PARTITION] resolves to
+// one segment.Partition per partition, whose one segment serves the
+// partition's stored record batches, fetched from its leader with raw Fetch
+// requests at read_uncommitted (aborted data and control batches included)
+// and framed by kseg's own stream, never by a client's record parser.
+//
+// The network is franz-go's (kgo for connections, versions, TLS and SASL;
+// kadm for metadata and ListOffsets; kmsg for the Fetch request itself).
+package wire
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
+
+	"github.com/kseg/kseg/segment"
+)
+
+// Errors a command maps to exit codes and hints.
+var (
+	ErrUnknownTopic = errors.New("no such topic")
+	ErrBadURL       = errors.New("not a kafka:// source (kafka://HOST:PORT[,HOST:PORT...]/TOPIC[/PARTITION])")
+	ErrUnreachable  = errors.New("cannot reach the cluster")
+	ErrAuth         = errors.New("authentication failed")
+	ErrTLS          = errors.New("TLS handshake failed")
+	ErrPartition    = errors.New("partition could not be read")
+)
+
+// Bound is one end of the offset range read: the log start, the high
+// watermark, an offset, or the first offset at or after a time.
+type Bound struct {
+	Kind   BoundKind
+	Offset int64 // BoundOffset
+	Millis int64 // BoundTime
+}
+
+// BoundKind says how a Bound is resolved.
+type BoundKind int
+
+// The kinds of Bound.
+const (
+	BoundDefault  BoundKind = iota // --from: earliest; --to: latest
+	BoundEarliest                  // the log start offset
+	BoundLatest                    // the high watermark
+	BoundOffset                    // an absolute offset
+	BoundTime                      // ListOffsets by timestamp
+)
+
+// ParseBound reads earliest|latest|OFFSET|@RFC3339|@MILLIS.
+func ParseBound(s string) (Bound, error) {
+	switch {
+	case s == "":
+		return Bound{}, nil
+	case s == "earliest":
+		return Bound{Kind: BoundEarliest}, nil
+	case s == "latest":
+		return Bound{Kind: BoundLatest}, nil
+	case strings.HasPrefix(s, "@"):
+		v := s[1:]
+		if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms >= 0 {
+			return Bound{Kind: BoundTime, Millis: ms}, nil
+		}
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return Bound{}, fmt.Errorf("%q: want @RFC3339 (@2026-01-02T15:04:05Z) or @milliseconds since the epoch", s)
+		}
+		return Bound{Kind: BoundTime, Millis: t.UnixMilli()}, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return Bound{}, fmt.Errorf("%q: want earliest, latest, an offset, or @time", s)
+	}
+	return Bound{Kind: BoundOffset, Offset: n}, nil
+}
+
+// Config is how sources are reached and what range of each is read.
+type Config struct {
+	TLS  *tls.Config    // nil: plaintext
+	SASL sasl.Mechanism // nil: none
+	From Bound
+	To   Bound
+	// FetchBytes is the partition and response size asked for in each
+	// Fetch (DefaultFetchBytes when 0). A batch larger than it is fetched
+	// again with a larger size.
+	FetchBytes int32
+	// Prefetch is how many fetched responses may wait ahead of the reader
+	// of one partition (DefaultPrefetch when 0).
+	Prefetch int
+	// Timeout bounds each request; Retries and the backoff bound how long
+	// a partition whose leader moved or whose broker is down is retried.
+	Timeout time.Duration
+	Retries int
+	// Dial, when set, replaces the network dialer (tests).
+	Dial func(ctx context.Context, network, host string) (net.Conn, error)
+}
+
+// Defaults.
+const (
+	DefaultFetchBytes = 1 << 20
+	DefaultPrefetch   = 2
+	MaxFetchBytes     = 1 << 30 // the largest size a single batch is re-fetched with
+)
+
+var (
+	cfgMu   sync.Mutex
+	cfg     Config
+	clients = map[string]*cluster{}
+)
+
+// Configure sets how the sources resolved from now on are reached.
+func Configure(c Config) {
+	cfgMu.Lock()
+	defer cfgMu.Unlock()
+	cfg = c
+}
+
+func current() Config {
+	cfgMu.Lock()
+	defer cfgMu.Unlock()
+	c := cfg
+	if c.FetchBytes <= 0 {
+		c.FetchBytes = DefaultFetchBytes
+	}
+	if c.Prefetch <= 0 {
+		c.Prefetch = DefaultPrefetch
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 15 * time.Second
+	}
+	if c.Retries <= 0 {
+		c.Retries = 12
+	}
+	return c
+}
+
+// CloseAll closes the connections opened by the sources resolved so far
+// and forgets them and the registered secrets (a command is over).
+func CloseAll() {
+	cfgMu.Lock()
+	defer cfgMu.Unlock()
+	for k, c := range clients {
+		c.cl.Close()
+		delete(clients, k)
+	}
+	openMu.Lock()
+	clear(opens)
+	openMu.Unlock()
+	segMu.Lock()
+	clear(segs)
+	segMu.Unlock()
+	secretMu.Lock()
+	secrets = nil
+	secretMu.Unlock()
+}
+
+func init() { segment.RegisterScheme("kafka", Resolve) }
+
+// URL is a parsed kafka:// source.
+type URL struct {
+	Brokers   []string
+	Topic     string // a name, or a pattern when it has characters no name has
+	Partition int32  // -1: all
+}
+
+var topicName = regexp.MustCompile(`^[a-zA-Z0-9._-]+$`)
+
+// ParseURL reads kafka://HOST:PORT[,HOST:PORT...]/TOPIC[/PARTITION].
+func ParseURL(s string) (URL, error) {
+	rest, ok := strings.CutPrefix(s, "kafka://")
+	if !ok {
+		return URL{}, fmt.Errorf("%s: %w", s, ErrBadURL)
+	}
+	hosts, path, _ := strings.Cut(rest, "/")
+	if strings.Contains(hosts, "@") {
+		return URL{}, fmt.Errorf("%s: credentials in the URL are not read (use --command-config or --sasl-user with $KSEG_SASL_PASSWORD): %w", redact(s), ErrBadURL)
+	}
+	u := URL{Partition: -1}
+	for _, h := range strings.Split(hosts, ",") {
+		if _, port, err := net.SplitHostPort(h); err != nil || port == "" {
+			return URL{}, fmt.Errorf("%s: broker %q: want HOST:PORT: %w", s, h, ErrBadURL)
+		}
+		u.Brokers = append(u.Brokers, h)
+	}
+	path = strings.TrimSuffix(path, "/")
+	if path == "" {
+		return URL{}, fmt.Errorf("%s: no topic: %w", s, ErrBadURL)
+	}
+	if i := strings.LastIndex(path, "/"); i >= 0 {
+		n, err := strconv.ParseInt(path[i+1:], 10, 32)
+		if err != nil || n < 0 {
+			return URL{}, fmt.Errorf("%s: partition %q: want a number: %w", s, path[i+1:], ErrBadURL)
+		}
+		u.Topic, u.Partition = path[:i], int32(n)
+	} else {
+		u.Topic = path
+	}
+	if !topicName.MatchString(u.Topic) {
+		if _, err := regexp.Compile("^(?:" + u.Topic + ")$"); err != nil {
+			return URL{}, fmt.Errorf("%s: topic pattern: %v: %w", s, err, ErrBadURL)
+		}
+	}
+	return u, nil
+}
+
+// cluster is one client per broker list, shared by the sources on it.
+type cluster struct {
+	cl  *kgo.Client
+	adm *kadm.Client
+	cfg Config
+	key string
+}
+
+func connect(brokers []string, c Config) (*cluster, error) {
+	key := strings.Join(brokers, ",")
+	cfgMu.Lock()
+	defer cfgMu.Unlock()
+	if cc, ok := clients[key]; ok {
+		return cc, nil
+	}
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(brokers...),
+		kgo.ClientID("kseg"),
+		kgo.RequestTimeoutOverhead(c.Timeout),
+		kgo.RetryTimeout(c.Timeout),
+		kgo.DialTimeout(5 * time.Second),
+		kgo.RequestRetries(2),
+		kgo.MetadataMinAge(250 * time.Millisecond),
+	}
+	if c.TLS != nil {
+		opts = append(opts, kgo.DialTLSConfig(c.TLS.Clone()))
+	}
+	if c.Dial != nil {
+		opts = append(opts, kgo.Dialer(c.Dial))
+	}
+	if c.SASL != nil {
+		opts = append(opts, kgo.SASL(c.SASL))
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, err
+	}
+	cc := &cluster{cl: cl, adm: kadm.NewClient(cl), cfg: c, key: key}
+	clients[key] = cc
+	return cc, nil
+}
+
+// Resolve turns a kafka:// argument into partitions (the segment scheme
+// resolver). Each partition has one segment, named
+// kafka://BROKERS/TOPIC-P/<20-digit from offset>.log, whose bytes are
+// fetched when it is opened.
+func Resolve(arg string) ([]segment.Partition, error) {
+	u, err := ParseURL(arg)
+	if err != nil {
+		return nil, err
+	}
+	c := current()
+	cc, err := connect(u.Brokers, c)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*c.Timeout)
+	defer cancel()
+	topics, err := cc.topics(ctx, u)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", redact(arg), err)
+	}
+	var out []segment.Partition
+	for _, td := range topics {
+		ranges, err := cc.ranges(ctx, td, u.Partition, c.From, c.To)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", redact(arg), err)
+		}
+		for _, r := range ranges {
+			pr := &partReader{cc: cc, topic: td.Topic, id: td.ID, partition: r.partition, leader: r.leader, from: r.from, to: r.to}
+			name := fmt.Sprintf("kafka://%s/%s-%d/%020d.log", strings.Join(u.Brokers, ","), td.Topic, r.partition, r.from)
+			pr.name = name
+			seg := segment.Segment{Path: name, BaseOffset: r.from, Size: 0, Open: pr.open}
+			out = append(out, segment.NewRemotePartition(td.Topic, r.partition, name[:strings.LastIndex(name, "/")], []segment.Segment{seg}))
+			registerOpen(name, pr.open)
+			segMu.Lock()
+			segs[name] = pr
+			segMu.Unlock()
+		}
+	}
+	return out, nil
+}
+
+// redact is the argument as printed: kafka:// URLs carry no credentials,
+// but a userinfo part someone typed is cut.
+func redact(s string) string {
+	rest, ok := strings.CutPrefix(s, "kafka://")
+	if !ok {
+		return s
+	}
+	if at := strings.Index(rest, "@"); at >= 0 && at < strings.Index(rest+"/", "/") {
+		return "kafka://" + rest[at+1:]
+	}
+	return s
+}
+
+var (
+	segMu sync.Mutex
+	segs  = map[string]*partReader{} // segment name -> its partition, for the audit
+)
+
+var (
+	openMu sync.Mutex
+	opens  = map[string]func() (segment.Source, io.Closer, error){}
+)
+
+// Open gives the source of a segment name that Resolve returned (dump
+// opens segments by name).
+func Open(name string) (segment.Source, func() error, bool, error) {
+	openMu.Lock()
+	f, ok := opens[name]
+	openMu.Unlock()
+	if !ok {
+		return segment.Source{}, nil, false, nil
+	}
+	src, c, err := f()
+	if err != nil {
+		return src, nil, true, err
+	}
+	return src, c.Close, true, nil
+}
+
+func registerOpen(name string, f func() (segment.Source, io.Closer, error)) {
+	openMu.Lock()
+	defer openMu.Unlock()
+	opens[name] = f
+}
+
+func (cc *cluster) topics(ctx context.Context, u URL) ([]kadm.TopicDetail, error) {
+	var md kadm.Metadata
+	var err error
+	pattern := !topicName.MatchString(u.Topic)
+	if pattern {
+		md, err = cc.adm.Metadata(ctx)
+	} else {
+		md, err = cc.adm.Metadata(ctx, u.Topic)
+	}
+	if err != nil {
+		return nil, classify(err)
+	}
+	var out []kadm.TopicDetail
+	if pattern {
+		re := regexp.MustCompile("^(?:" + u.Topic + ")$")
+		for name, td := range md.Topics {
+			if re.MatchString(name) && td.Err == nil {
+				out = append(out, td)
+			}
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("topic pattern %q matches no topic: %w", u.Topic, ErrUnknownTopic)
+		}
+	} else {
+		td, ok := md.Topics[u.Topic]
+		if !ok || td.Err != nil {
+			if ok && !isUnknownTopic(td.Err) {
+				return nil, fmt.Errorf("topic %s: %w", u.Topic, classify(td.Err))
+			}
+			return nil, fmt.Errorf("topic %s: %w", u.Topic, ErrUnknownTopic)
+		}
+		out = append(out, td)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Topic < out[j].Topic })
+	return out, nil
+}
+
+type prange struct {
+	partition int32
+	leader    int32
+	from, to  int64
+}
+
+// ranges resolves the offsets [from, to) of the partitions of td (only
+// partition p when p >= 0).
+func (cc *cluster) ranges(ctx context.Context, td kadm.TopicDetail, p int32, from, to Bound) ([]prange, error) {
+	if p >= 0 {
+		if _, ok := td.Partitions[p]; !ok {
+			return nil, fmt.Errorf("topic %s has no partition %d (it has %d): %w", td.Topic, p, len(td.Partitions), ErrUnknownTopic)
+		}
+	}
+	starts, err := cc.adm.ListStartOffsets(ctx, td.Topic)
+	if err == nil {
+		err = starts.Error()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list start offsets: %w", classify(err))
+	}
+	ends, err := cc.adm.ListEndOffsets(ctx, td.Topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list end offsets: %w", classify(err))
+	}
+	byTime := map[int64]kadm.ListedOffsets{}
+	for _, b := range []Bound{from, to} {
+		if b.Kind == BoundTime {
+			if _, ok := byTime[b.Millis]; ok {
+				continue
+			}
+			lo, err := cc.adm.ListOffsetsAfterMilli(ctx, b.Millis, td.Topic)
+			if err == nil {
+				err = lo.Error()
+			}
+			if err != nil {
+				return nil, fmt.Errorf("list offsets by time: %w", classify(err))
+			}
+			byTime[b.Millis] = lo
+		}
+	}
+	resolve := func(b Bound, part int32, def BoundKind) int64 {
+		start, _ := starts.Lookup(td.Topic, part)
+		end, _ := ends.Lookup(td.Topic, part)
+		k := b.Kind
+		if k == BoundDefault {
+			k = def
+		}
+		switch k {
+		case BoundEarliest:
+			return start.Offset
+		case BoundLatest:
+			return end.Offset
+		case BoundOffset:
+			return min(max(b.Offset, start.Offset), end.Offset)
+		default:
+			o, ok := byTime[b.Millis].Lookup(td.Topic, part)
+			if !ok || o.Offset < 0 {
+				return end.Offset
+			}
+			return o.Offset
+		}
+	}
+	var out []prange
+	for _, pd := range td.Partitions.Sorted() {
+		if p >= 0 && pd.Partition != p {
+			continue
+		}
+		r := prange{partition: pd.Partition, leader: pd.Leader,
+			from: resolve(from, pd.Partition, BoundEarliest), to: resolve(to, pd.Partition, BoundLatest)}
+		if r.to < r.from {
+			r.to = r.from
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
