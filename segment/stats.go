@@ -72,6 +72,10 @@ type Stats struct {
 	FirstOffset int64
 	LastOffset  int64
 	pids        map[int64]struct{}
+	// codecs counts batches per codec id on the hot path; finish moves
+	// them into Codecs (a string-keyed map lookup per batch cost more than
+	// framing it).
+	codecs [8]int64
 }
 
 // NewStats returns empty stats.
@@ -125,7 +129,11 @@ func (s *Stats) addBatch(in *BatchInfo) {
 	s.Records += int64(records)
 	s.Bytes += in.Size
 	s.RecordsPerBatch[records]++
-	s.Codecs[in.Codec.String()]++
+	if c := in.Codec; c >= 0 && int(c) < len(s.codecs) {
+		s.codecs[c]++
+	} else {
+		s.Codecs[c.String()]++
+	}
 	if ts >= 0 {
 		if s.MinTimestamp < 0 || ts < s.MinTimestamp {
 			s.MinTimestamp = ts
@@ -134,7 +142,8 @@ func (s *Stats) addBatch(in *BatchInfo) {
 			s.MaxTimestamp = ts
 		}
 	}
-	if pid >= 0 {
+	if pid >= 0 && (len(s.ProducerIDs) == 0 || pid != s.ProducerIDs[len(s.ProducerIDs)-1]) {
+		// consecutive batches are mostly one producer's: skip the map then
 		if _, ok := s.pids[pid]; !ok {
 			s.pids[pid] = struct{}{}
 			s.ProducerIDs = append(s.ProducerIDs, pid)
@@ -148,8 +157,15 @@ func (s *Stats) addBatch(in *BatchInfo) {
 	}
 }
 
-func (s *Stats) sortPIDs() {
+// finish sorts the producer ids and moves the per-codec counts into Codecs.
+func (s *Stats) finish() {
 	sort.Slice(s.ProducerIDs, func(i, j int) bool { return s.ProducerIDs[i] < s.ProducerIDs[j] })
+	for c, n := range s.codecs {
+		if n > 0 {
+			s.Codecs[batch.Codec(c).String()] += n
+			s.codecs[c] = 0
+		}
+	}
 }
 
 // Counter counts files, reusing its stream and buffers; not safe for
@@ -166,7 +182,7 @@ func (c *Counter) CountFile(path string) (*Stats, error) {
 	if err := c.countInto(s, Segment{Path: path}); err != nil {
 		return nil, err
 	}
-	s.sortPIDs()
+	s.finish()
 	return s, nil
 }
 
@@ -178,7 +194,7 @@ func (c *Counter) CountPartition(p *Partition) (*Stats, error) {
 			return nil, err
 		}
 	}
-	s.sortPIDs()
+	s.finish()
 	return s, nil
 }
 
@@ -203,8 +219,7 @@ func (c *Counter) countInto(s *Stats, seg Segment) error {
 				pendBytes, pendBatches = 0, 0
 			}
 		}
-		var err error
-		if c.in, err = b.Info(); err != nil {
+		if err := b.infoInto(&c.in); err != nil {
 			return err
 		}
 		in := &c.in

@@ -532,7 +532,14 @@ type BatchInfo struct {
 // Info summarises the batch; for a legacy entry this parses it, and
 // decompresses a wrapper to count its messages.
 func (b *Batch) Info() (BatchInfo, error) {
-	in := BatchInfo{File: b.File, Pos: b.Pos, Size: b.Size, Magic: b.Magic}
+	var in BatchInfo
+	err := b.infoInto(&in)
+	return in, err
+}
+
+// infoInto is Info writing into in, for the counting loop.
+func (b *Batch) infoInto(in *BatchInfo) error {
+	*in = BatchInfo{File: b.File, Pos: b.Pos, Size: b.Size, Magic: b.Magic}
 	if !b.IsLegacy() {
 		h := &b.Header
 		in.BaseOffset, in.LastOffset = h.BaseOffset, h.LastOffset()
@@ -542,11 +549,11 @@ func (b *Batch) Info() (BatchInfo, error) {
 		if in.Codec != batch.CodecNone {
 			in.Payload = max(b.Size-batch.HeaderSize, 0)
 		}
-		return in, nil
+		return nil
 	}
 	m, err := b.Legacy()
 	if err != nil {
-		return in, err
+		return err
 	}
 	in.BaseOffset, in.LastOffset, in.Records = m.Offset, m.Offset, 1
 	in.Codec, in.MaxTimestamp = m.Codec(), max(m.Timestamp, -1)
@@ -555,12 +562,12 @@ func (b *Batch) Info() (BatchInfo, error) {
 		in.Payload = int64(len(m.Value))
 		inner, err := b.Inner()
 		if err != nil {
-			return in, err
+			return err
 		}
 		in.BaseOffset, in.Records = inner[0].Offset, len(inner)
 		for i := range inner {
 			in.Uncompressed += inner[i].EntrySize()
 		}
 	}
-	return in, nil
+	return nil
 }
