@@ -19,7 +19,7 @@
 #   --out DIR     where the JSON goes (default testdata/producer-envelope)
 #   --keep DIR    keep the work tree (broker logs, per-record times) in DIR
 #   --reuse DIR   assemble from such a kept tree without running Java again
-#   --max-pressure P  before each run, wait (up to 20 s) until less than P% of the last 10 s had a
+#   --max-pressure P  before each run, wait (up to 10 s) until less than P% of the last 10 s had a
 #                 task waiting for a CPU (/proc/pressure/cpu "some avg10"; default 50): runs on
 #                 a machine shared with other work then start in its calmer moments
 # The value files (testdata/producer-envelope/values/) are regenerated first; `go test ./oracle/envelope/` checks that the
@@ -87,7 +87,7 @@ if [ -z "$REUSE" ]; then
     for k in "${!names[@]}"; do
       topic="${names[$k]}-r$i"
       if [ -r /proc/pressure/cpu ]; then
-        for _ in $(seq 1 20); do
+        for _ in $(seq 1 10); do
           awk -v m="$MAXPRESSURE" '/^some/ {split($2, a, "="); exit !(a[2] < m)}' /proc/pressure/cpu && break
           sleep 1
         done

@@ -210,7 +210,7 @@ func aggregateTiming(ts []map[string]any) map[string]any {
 		}
 	}
 	for _, k := range []string{"send_ns_p50", "send_ns_p90", "send_ns_p99", "send_ns_mean", "send_ns_max",
-		"jvm_to_first_send_ns", "producer_init_ns", "metadata_ns", "burst_ns", "flush_ns", "loadavg_1m", "cpu_pressure_avg10"} {
+		"jvm_to_first_send_ns", "producer_init_ns", "metadata_ns", "pid_ready_ns", "burst_ns", "flush_ns", "loadavg_1m", "cpu_pressure_avg10"} {
 		pick(k, k)
 	}
 	for _, m := range [][2]string{

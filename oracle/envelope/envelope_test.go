@@ -29,7 +29,7 @@ func TestValueFilesRegenerate(t *testing.T) {
 			t.Errorf("%s differs from `go run ./oracle/envelope values` (%d vs %d bytes)", name, len(got), len(want))
 		}
 	}
-	got, want := splitValues(valueFiles()["rep-random.txt"]), 2000
+	got, want := splitValues(valueFiles()["rep-random.txt"]), 4000
 	if len(got) != want {
 		t.Fatalf("rep-random.txt: %d values, want %d (a line end inside a random value?)", len(got), want)
 	}

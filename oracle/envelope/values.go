@@ -19,7 +19,7 @@ import (
 //     ids: a batch of the second part compresses a few hundredths worse, so
 //     the producer's compression-ratio estimate, settled on the first part,
 //     has to deteriorate by less than its 0.05 step.
-//   - rep-random.txt: 1000 values of 100 'v' bytes (about 40x), then 1000
+//   - rep-random.txt: 3000 values of 100 'v' bytes (about 40x), then 1000
 //     of 100 random bytes (any byte but '\n' and '\r'; incompressible): a
 //     batch built on the estimate of the first part comes out larger than
 //     batch.size, and the estimate jumps.
@@ -149,7 +149,7 @@ func valueFiles() map[string][]byte {
 	return map[string][]byte{
 		"events.txt":     eventLines(1, 600, 600),
 		"drift.txt":      eventLines(2, 1800, 1200),
-		"rep-random.txt": repRandomLines(3, 1000, 1000, 100),
+		"rep-random.txt": repRandomLines(3, 3000, 1000, 100),
 	}
 }
 

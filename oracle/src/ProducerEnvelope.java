@@ -12,15 +12,18 @@
 //   records [200]  valueSize [100]  valueFile [none]  keyPrefix [""]  keyCount [0 = no key]
 //   batchSize [16384]  lingerMs [5]  compression [none]  idempotence [true]
 //   tsBase [-1]  tsStep [0]   record i gets timestamp tsBase + i*tsStep (ms); -1: the producer's clock
-//   intervalUs [0]            send i starts at t0 + i*intervalUs (busy wait), t0 = the first send
+//   intervalUs [0]            send i starts at t0 + i*intervalUs, t0 = the first send; the thread
+//                             sleeps in between (parkNanos; a spin only for the last 150 µs), as an
+//                             application waiting for work would, leaving the CPU to the sender
 // valueFile: one value per line ('\n' ends a line; a final '\n' does not start an empty value),
 // record i gets line i mod lines; otherwise the value is valueSize 'v' bytes. Record i's key is
 // keyPrefix + (i mod keyCount) in UTF-8.
 //
 // OUT.records.tsv: one line per record: i, partition, offset, send start, send end, ack (ns since
 // the first send started; ack = when the callback ran). OUT.timing.json: per-send wall time
-// (System.nanoTime around send()), the first 50 sends of this cold JVM, and producer metrics read
-// after flush().
+// (System.nanoTime around send()), the first 50 sends of this cold JVM, when the producer id
+// arrived (pid_ready_ns, since the first send started; negative: before it; nothing is drained
+// before it), and producer metrics read after flush().
 
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -34,7 +37,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -176,8 +181,10 @@ public class ProducerEnvelope {
         Map<String, Double> metrics = new HashMap<>();
         long initNs, metaNs, flushNs, t0;
         long c0 = System.nanoTime();
+        AtomicLong pidAt = new AtomicLong(Long.MIN_VALUE);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
             initNs = System.nanoTime() - c0;
+            Thread pidWatch = watchProducerId(producer, pidAt);
             // Metadata first, so that no send() blocks on it (the model has no metadata wait).
             long m0 = System.nanoTime();
             producer.partitionsFor(topic);
@@ -186,7 +193,10 @@ public class ProducerEnvelope {
             for (int i = 0; i < records; i++) {
                 if (intervalNs > 0) {
                     long until = t0 + i * intervalNs;
-                    while (System.nanoTime() < until) Thread.onSpinWait();
+                    for (long now; (now = System.nanoTime()) < until; ) {
+                        if (until - now > 150_000) LockSupport.parkNanos(until - now - 100_000);
+                        else Thread.onSpinWait();
+                    }
                 }
                 byte[] key = keyCount == 0 ? null : keys[i % keyCount];
                 Long ts = tsBase < 0 ? null : tsBase + i * tsStep;
@@ -208,6 +218,7 @@ public class ProducerEnvelope {
             long f0 = System.nanoTime();
             producer.flush();
             flushNs = System.nanoTime() - f0;
+            pidWatch.join(1000);
             for (Map.Entry<MetricName, ? extends Metric> e : producer.metrics().entrySet()) {
                 MetricName n = e.getKey();
                 if (!n.group().equals("producer-metrics")) continue;
@@ -231,6 +242,7 @@ public class ProducerEnvelope {
         j.append(String.format(Locale.ROOT, "\"java\":\"%s\",\"cpus\":%d,", System.getProperty("java.version"), Runtime.getRuntime().availableProcessors()));
         j.append(String.format(Locale.ROOT, "\"jvm_to_first_send_ns\":%d,\"producer_init_ns\":%d,\"metadata_ns\":%d,", t0 - jvmStart, initNs, metaNs));
         j.append(String.format(Locale.ROOT, "\"burst_ns\":%d,\"flush_ns\":%d,", sendEnd[records - 1] - t0, flushNs));
+        if (pidAt.get() != Long.MIN_VALUE) j.append(String.format(Locale.ROOT, "\"pid_ready_ns\":%d,", pidAt.get() - t0));
         j.append(String.format(Locale.ROOT, "\"send_ns_p50\":%d,\"send_ns_p90\":%d,\"send_ns_p99\":%d,\"send_ns_max\":%d,\"send_ns_mean\":%d,",
                 pct(sorted, 50), pct(sorted, 90), pct(sorted, 99), sorted[records - 1], Arrays.stream(sendNs).sum() / records));
         j.append("\"first_sends_ns\":[");
@@ -245,6 +257,36 @@ public class ProducerEnvelope {
         }
         j.append("}}\n");
         Files.writeString(Path.of(out + ".timing.json"), j.toString());
+    }
+
+    /**
+     * Polls (every 50 µs) until the idempotent producer has its producer id and records when. The
+     * sender drains nothing before that, so it bounds the first drain. Reads the producer's
+     * private TransactionManager; the polling thread itself costs little CPU (it sleeps).
+     */
+    static Thread watchProducerId(KafkaProducer<?, ?> producer, AtomicLong at) throws Exception {
+        var f = KafkaProducer.class.getDeclaredField("transactionManager");
+        f.setAccessible(true);
+        Object tm = f.get(producer);
+        Thread t = new Thread(() -> {
+            if (tm == null) return;
+            try {
+                var has = tm.getClass().getMethod("hasProducerId");
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (System.nanoTime() < deadline) {
+                    if ((Boolean) has.invoke(tm)) {
+                        at.set(System.nanoTime());
+                        return;
+                    }
+                    LockSupport.parkNanos(50_000);
+                }
+            } catch (ReflectiveOperationException e) {
+                throw new RuntimeException(e);
+            }
+        }, "pid-watch");
+        t.setDaemon(true);
+        t.start();
+        return t;
     }
 
     static long pct(long[] sorted, int p) {
