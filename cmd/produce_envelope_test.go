@@ -147,8 +147,9 @@ var knownMisses = map[string]struct {
 	why                     string
 }{
 	"k3-d12-v10-b4096": {false, true, "the small partitions' batch counts are 6-8: the model's median drain cycles are one or two fewer than the real median"},
-	"k8-d12-v10-b4096": {false, true, "2 vs 3 batches: one drain cycle more in the model's median, 50% at that count"},
-	"t-slow1ms-l5":     {false, true, "slow senders with linger 5 ms: the cold sender of the real runs drained almost nothing for hundreds of ms while the harness's application thread spin-waited on a loaded 2-core machine; the model's median run drains more"},
+	"k5-d12-v10-b4096": {false, true, "4 vs 5 batches in p0: one drain cycle at that count is 20%"},
+	"t-slow1ms-l5":     {true, true, "slow senders with linger 5 ms: the cold sender of the real runs drained almost nothing for hundreds of ms on a loaded 2-core machine; the model's median run drains more, and two of the re-run's five real runs (69, 74) lie above its 200 runs"},
+	"u3-v100-b16384":   {false, true, "pooled over three sticky partitions with 4-16 batches each: 10 vs 9 is one batch"},
 	"t-slow1ms-l5-u3":  {false, true, "as t-slow1ms-l5"},
 	"t-slow2ms-l5":     {true, true, "as t-slow1ms-l5; and one real run (86 batches) came at a lightly loaded moment, its sender draining 1 ms after each linger expiry, beyond the model's 200 runs"},
 }
