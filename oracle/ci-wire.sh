@@ -53,6 +53,20 @@ SRC="kafka://$B/.*"
 # A named partition and an offset range read the same batches as the files from that offset.
 "$KSEG" dump --format json --from 50 --to 120 "kafka://$B/u05-small/0" >"$OUT/range.wire"
 
+# The CI check of batching the README shows, with no files: count over the wire with an expected
+# histogram (the one the wire count itself found) passes, and a wrong one exits 1.
+hist=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    if o.get("topic") == "u05-small" and o.get("partition") == 0:
+        print(o["histogram"])' "$OUT/count.wire")
+rc=0
+"$KSEG" count "kafka://$B/u05-small/0" --expect-histogram "$hist" >"$OUT/expect.ok" 2>&1 || rc=$?
+if [ -n "$hist" ] && [ "$rc" = 0 ]; then pass; else fail "count --expect-histogram '$hist' over the wire: exit $rc: $(cat "$OUT/expect.ok")"; fi
+rc=0
+"$KSEG" count "kafka://$B/u05-small/0" --expect-histogram "1x1" >"$OUT/expect.bad" 2>&1 || rc=$?
+if [ "$rc" = 1 ]; then pass; else fail "count --expect-histogram 1x1 over the wire: exit $rc, want 1"; fi
+
 # Audit over the wire: the killed producer's transaction is open in the log and at its coordinator
 # (600 s timeout): unterminated-transaction (exit 1), and neither txn-unknown-to-coordinator nor
 # txn-past-timeout, which a failed coordinator lookup would give.
