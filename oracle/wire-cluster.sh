@@ -71,7 +71,7 @@ start_node() {
 }
 wait_started() {
   local i=$1 n=${2:-1}
-  for _ in $(seq 1 180); do
+  for _ in $(seq 1 600); do
     local c
     c=$(grep -c "Kafka Server started" "$DIR/n$i/broker.log" 2>/dev/null || true)
     [ "${c:-0}" -ge "$n" ] && return 0
