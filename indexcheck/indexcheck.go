@@ -32,8 +32,9 @@ type Batch struct {
 
 // Log is the .log beside an index, opened for checks.
 type Log struct {
-	name string // the index, as the user named it: errors are located there
-	f    *os.File
+	index string // the index, as the user named it
+	name  string // the log beside it: errors in its bytes are located there
+	f     *os.File
 	size int64
 	br   batch.BatchReader
 	dec  batch.Decompressor
@@ -81,7 +82,7 @@ func OpenLog(name string, maxDecompressed int) (*Log, error) {
 		f.Close()
 		return nil, err
 	}
-	l := &Log{name: name, f: f, size: st.Size()}
+	l := &Log{index: name, name: filepath.Join(filepath.Dir(name), filepath.Base(p)), f: f, size: st.Size()}
 	l.dec.Max = maxDecompressed
 	l.br.Decompressor.Max = maxDecompressed
 	return l, nil
@@ -93,11 +94,24 @@ func (l *Log) Close() error { return l.f.Close() }
 // Size is the log's size in bytes.
 func (l *Log) Size() int64 { return l.size }
 
+// Name is the log's path, beside the index as the user named it.
+func (l *Log) Name() string { return l.name }
+
 // stream frames the log from pos to end (a slice, as Kafka's
 // FileRecords.slice), with positions relative to pos.
 func (l *Log) stream(pos, end int64, block int) *segment.Stream {
 	return segment.NewStream(segment.Source{Name: l.name, R: io.NewSectionReader(l.f, pos, end-pos), Size: end - pos},
 		segment.Options{BlockSize: block, MaxDecompressed: l.dec.Max})
+}
+
+// streamErr is a slice's error with its offset made absolute in the log:
+// the stream counts from the start of the slice.
+func (l *Log) streamErr(pos int64, err error) error {
+	var le *segment.Error
+	if errors.As(err, &le) && le.File == l.name && le.Offset >= 0 {
+		return &segment.Error{File: l.name, Offset: pos + le.Offset, Err: le.Err}
+	}
+	return err
 }
 
 func (l *Log) sliceError(pos int64) error {
@@ -112,7 +126,7 @@ func (l *Log) entry(pos int64, b *segment.Batch) (*Batch, error) {
 	}
 	raw, err := b.Bytes()
 	if err != nil {
-		return nil, err
+		return nil, l.streamErr(pos, err)
 	}
 	m, err := batch.ParseLegacy(raw)
 	if err != nil {
@@ -135,7 +149,7 @@ func (l *Log) BatchAt(pos int64, window int) (*Batch, error) {
 	st := l.stream(pos, end, 4096)
 	if !st.Next() {
 		if err := st.Err(); err != nil {
-			return nil, err
+			return nil, l.streamErr(pos, err)
 		}
 		return nil, &segment.Error{File: l.name, Offset: pos, Err: errors.New("java.util.NoSuchElementException: no whole batch at the indexed position")}
 	}
@@ -162,14 +176,14 @@ func (l *Log) FirstEnding(pos, target int64) (*Batch, []byte, error) {
 		if e.LastOffset >= target {
 			raw, err := st.Batch().Bytes()
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, l.streamErr(pos, err)
 			}
 			found = e
 			l.raw = append(l.raw[:0], raw...)
 		}
 	}
 	if err := st.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, l.streamErr(pos, err)
 	}
 	return found, bytes.Clone(l.raw), nil
 }

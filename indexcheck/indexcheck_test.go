@@ -1,7 +1,9 @@
 package indexcheck
 
 import (
+	"encoding/binary"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -77,5 +79,51 @@ func TestMissingLogAndSlice(t *testing.T) {
 	defer log.Close()
 	if _, err := log.BatchAt(log.Size()+1, 100); !errors.As(err, &se) || se.Offset != log.Size()+1 {
 		t.Fatalf("position past the end: %v", err)
+	}
+}
+
+// TestLogErrorsLocatedInTheLog: a failure reading the log is located at
+// the log's own byte, counted from its start, not from the slice an index
+// entry began.
+func TestLogErrorsLocatedInTheLog(t *testing.T) {
+	matches, _ := filepath.Glob(filepath.Join("..", "testdata", "segments", "seed", "*", "00000000000000000000.log"))
+	var raw []byte
+	var starts []int64
+	for _, m := range matches {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		starts = starts[:0]
+		for pos := int64(0); pos+12 <= int64(len(b)); pos += 12 + int64(binary.BigEndian.Uint32(b[pos+8:])) {
+			starts = append(starts, pos)
+		}
+		if len(starts) >= 3 {
+			raw = b
+			break
+		}
+	}
+	if raw == nil {
+		t.Fatal("no committed seed log with three batches")
+	}
+	// The third batch claims a length shorter than any batch header.
+	binary.BigEndian.PutUint32(raw[starts[2]+8:], 5)
+	dir := t.TempDir()
+	name := filepath.Join(dir, "00000000000000000000.timeindex")
+	if err := os.WriteFile(filepath.Join(dir, "00000000000000000000.log"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log, err := OpenLog(name, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	_, _, err = log.FirstEnding(starts[1], 1<<40)
+	var se *segment.Error
+	if !errors.As(err, &se) {
+		t.Fatalf("want a located error, got %v", err)
+	}
+	if se.File != filepath.Join(dir, "00000000000000000000.log") || se.Offset != starts[2]+8 {
+		t.Errorf("error located at %s byte %d, want the .log at byte %d (the size field): %v", se.File, se.Offset, starts[2]+8, err)
 	}
 }

@@ -468,14 +468,6 @@ func regionCause(err error) string {
 	return err.Error()
 }
 
-func unwrapLocated(err error) error {
-	var se *segment.Error
-	if errors.As(err, &se) {
-		return se.Err
-	}
-	return err
-}
-
 func appendBool(b []byte, v bool) []byte { return strconv.AppendBool(b, v) }
 
 // batchLine prints printBatchLevel's line.

@@ -57,10 +57,10 @@ func (d *Dumper) dumpIndex(name string) error {
 		prev = ent.Offset
 		first, err := log.BatchAt(int64(ent.Position), d.opts.MaxMessageSize)
 		if err != nil {
-			// Locate the failure at the index entry: the log position is
-			// in the cause, and it is not a byte of the index file.
+			// Locate the failure at the index entry; the cause keeps its
+			// own place in the log.
 			slot := int64(it.Slot())
-			return &segment.Error{File: name, Offset: slot * index.OffsetEntrySize, Err: fmt.Errorf("entry %d (offset %d, position %d): %w", slot, ent.Offset, ent.Position, unwrapLocated(err))}
+			return &segment.Error{File: name, Offset: slot * index.OffsetEntrySize, Err: fmt.Errorf("entry %d (offset %d): %w", slot, ent.Offset, err)}
 		}
 		if lo := first.LastOffset; lo != ent.Offset {
 			m := d.indexMismatches.get(abs, func() map[int64]int64 { return map[int64]int64{} })
@@ -172,7 +172,7 @@ func (d *Dumper) dumpTimeIndex(name string) error {
 		}
 		match, raw, err := log.FirstEnding(pos, ent.Offset)
 		if err != nil {
-			return err
+			return timeEntryError(name, it.Slot(), it.ByteOffset(), ent, err)
 		}
 		switch {
 		case match == nil:
@@ -184,7 +184,7 @@ func (d *Dumper) dumpTimeIndex(name string) error {
 		default:
 			maxTs, err := log.MaxRecordTimestamp(match, raw)
 			if err != nil {
-				return err
+				return timeEntryError(name, it.Slot(), it.ByteOffset(), ent, err)
 			}
 			if maxTs != ent.Timestamp {
 				l := d.timeMismatch.get(abs, func() [][2]int64 { return nil })
@@ -338,4 +338,10 @@ func (jw *jsonWriter) producerEntry(name string, e index.ProducerEntry) {
 		j.int("offset_delta", int64(e.OffsetDelta))
 	}
 	jw.end()
+}
+
+// timeEntryError locates a failure reading the log at the time index entry
+// that led there; the cause keeps its own place in the log.
+func timeEntryError(name string, slot, at int64, ent index.TimeEntry, err error) error {
+	return &segment.Error{File: name, Offset: at, Err: fmt.Errorf("entry %d (timestamp %d, offset %d): %w", slot, ent.Timestamp, ent.Offset, err)}
 }
