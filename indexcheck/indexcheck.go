@@ -35,10 +35,10 @@ type Log struct {
 	index string // the index, as the user named it
 	name  string // the log beside it: errors in its bytes are located there
 	f     *os.File
-	size int64
-	br   batch.BatchReader
-	dec  batch.Decompressor
-	raw  []byte
+	size  int64
+	br    batch.BatchReader
+	dec   batch.Decompressor
+	raw   []byte
 }
 
 // Companion is the file beside name with the same base offset and the
