@@ -32,13 +32,12 @@ type Batch struct {
 
 // Log is the .log beside an index, opened for checks.
 type Log struct {
-	index string // the index, as the user named it
-	name  string // the log beside it: errors in its bytes are located there
-	f     *os.File
-	size  int64
-	br    batch.BatchReader
-	dec   batch.Decompressor
-	raw   []byte
+	name string // the log beside it: errors in its bytes are located there
+	f    *os.File
+	size int64
+	br   batch.BatchReader
+	dec  batch.Decompressor
+	raw  []byte
 }
 
 // Companion is the file beside name with the same base offset and the
@@ -82,7 +81,7 @@ func OpenLog(name string, maxDecompressed int) (*Log, error) {
 		f.Close()
 		return nil, err
 	}
-	l := &Log{index: name, name: filepath.Join(filepath.Dir(name), filepath.Base(p)), f: f, size: st.Size()}
+	l := &Log{name: filepath.Join(filepath.Dir(name), filepath.Base(p)), f: f, size: st.Size()}
 	l.dec.Max = maxDecompressed
 	l.br.Decompressor.Max = maxDecompressed
 	return l, nil
