@@ -1,0 +1,206 @@
+package audit
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/kseg/kseg/internal/spill"
+)
+
+// storeMem is how many findings a streamed partition keeps in memory
+// before the rest go to a spill file.
+const storeMem = 1024
+
+// store holds a partition's findings from the time the audit hands them
+// on until they are rendered, with the flags settle needs: all in memory
+// (Run), or the first storeMem in memory and the rest encoded in a spill
+// file (Stream).
+type store struct {
+	stream bool
+	mem    []heldFinding
+	buf    *spill.Buffer
+	enc    []byte
+	n      int64
+	settle settle
+}
+
+type heldFinding struct {
+	f                  Finding
+	explained, overlap bool
+}
+
+func (s *store) put(f *Finding, explained, overlap bool) {
+	s.n++
+	if !s.stream || len(s.mem) < storeMem {
+		s.mem = append(s.mem, heldFinding{*f, explained, overlap})
+		return
+	}
+	if s.buf == nil {
+		s.buf = spill.New(1 << 20)
+	}
+	s.enc = encodeFinding(s.enc[:0], f, explained, overlap)
+	s.buf.Write(s.enc) // an error is kept by the buffer and returned by each
+}
+
+// each calls fn with every finding, settled, in order.
+func (s *store) each(fn func(*Finding) error) error {
+	for i := range s.mem {
+		h := &s.mem[i]
+		f := h.f
+		s.settle.apply(&f, h.explained, h.overlap)
+		if err := fn(&f); err != nil {
+			return err
+		}
+	}
+	if s.buf == nil {
+		return nil
+	}
+	r, err := s.buf.Reader()
+	if err != nil {
+		return fmt.Errorf("audit findings spilled to a temporary file: %w", err)
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	for left := s.n - int64(len(s.mem)); left > 0; left-- {
+		var f Finding
+		explained, overlap, err := decodeFinding(br, &f)
+		if err != nil {
+			return fmt.Errorf("audit findings spilled to a temporary file: %w", err)
+		}
+		s.settle.apply(&f, explained, overlap)
+		if err := fn(&f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *store) close() error {
+	s.mem = nil
+	if s.buf == nil {
+		return nil
+	}
+	err := s.buf.Close()
+	s.buf = nil
+	return err
+}
+
+// The spill encoding of a finding: flags, then each field in declaration
+// order, integers as varints, strings length-prefixed.
+
+func encodeFinding(b []byte, f *Finding, explained, overlap bool) []byte {
+	var flags byte
+	if explained {
+		flags |= 1
+	}
+	if overlap {
+		flags |= 2
+	}
+	b = append(b, flags)
+	b = appendString(b, string(f.Code))
+	b = binary.AppendVarint(b, int64(f.Severity))
+	b = appendString(b, f.Partition)
+	b = binary.AppendVarint(b, f.ProducerID)
+	b = binary.AppendVarint(b, int64(f.ProducerEpoch))
+	b = appendString(b, f.File)
+	b = binary.AppendVarint(b, f.Position)
+	b = appendString(b, f.LastFile)
+	for _, v := range []int64{f.LastPosition, f.FirstOffset, f.LastOffset, f.RelatedOffset,
+		int64(f.BaseSequence), int64(f.LastSequence), f.Count, f.BatchCount} {
+		b = binary.AppendVarint(b, v)
+	}
+	b = appendString(b, f.Message)
+	b = binary.AppendUvarint(b, uint64(len(f.Batches)))
+	for i := range f.Batches {
+		d := &f.Batches[i]
+		b = appendString(b, d.File)
+		for _, v := range []int64{d.Position, d.FirstOffset, d.LastOffset, int64(d.BaseSequence), int64(d.LastSequence), d.Count} {
+			b = binary.AppendVarint(b, v)
+		}
+		b = appendString(b, d.Message)
+	}
+	return b
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+var errSpill = errors.New("malformed spill record")
+
+type decoder struct {
+	r   *bufio.Reader
+	err error
+}
+
+func (d *decoder) int() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, err := binary.ReadVarint(d.r)
+	d.err = err
+	return v
+}
+
+func (d *decoder) str() string {
+	if d.err != nil {
+		return ""
+	}
+	n, err := binary.ReadUvarint(d.r)
+	if err != nil {
+		d.err = err
+		return ""
+	}
+	if n > 1<<30 {
+		d.err = errSpill
+		return ""
+	}
+	b := make([]byte, n)
+	_, d.err = io.ReadFull(d.r, b)
+	return string(b)
+}
+
+func decodeFinding(r *bufio.Reader, f *Finding) (explained, overlap bool, err error) {
+	flags, err := r.ReadByte()
+	if err != nil {
+		return false, false, io.ErrUnexpectedEOF
+	}
+	d := decoder{r: r}
+	f.Code = Code(d.str())
+	f.Severity = Severity(d.int())
+	f.Partition = d.str()
+	f.ProducerID = d.int()
+	f.ProducerEpoch = int16(d.int())
+	f.File = d.str()
+	f.Position = d.int()
+	f.LastFile = d.str()
+	f.LastPosition, f.FirstOffset, f.LastOffset, f.RelatedOffset = d.int(), d.int(), d.int(), d.int()
+	f.BaseSequence, f.LastSequence = int32(d.int()), int32(d.int())
+	f.Count, f.BatchCount = d.int(), d.int()
+	f.Message = d.str()
+	var nb uint64
+	if d.err == nil {
+		nb, d.err = binary.ReadUvarint(r)
+	}
+	if d.err == nil && nb > 0 {
+		if nb > 1<<30 {
+			return false, false, errSpill
+		}
+		f.Batches = make([]BatchDetail, nb)
+		for i := range f.Batches {
+			b := &f.Batches[i]
+			b.File = d.str()
+			b.Position, b.FirstOffset, b.LastOffset = d.int(), d.int(), d.int()
+			b.BaseSequence, b.LastSequence = int32(d.int()), int32(d.int())
+			b.Count = d.int()
+			b.Message = d.str()
+		}
+	}
+	if d.err == io.EOF {
+		d.err = io.ErrUnexpectedEOF
+	}
+	return flags&1 != 0, flags&2 != 0, d.err
+}
