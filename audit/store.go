@@ -39,7 +39,7 @@ func (s *store) put(f *Finding, explained, overlap bool) {
 		return
 	}
 	if s.buf == nil {
-		s.buf = spill.New(1 << 20)
+		s.buf = spill.New(256 << 10)
 	}
 	s.enc = encodeFinding(s.enc[:0], f, explained, overlap)
 	s.buf.Write(s.enc) // an error is kept by the buffer and returned by each
@@ -62,10 +62,10 @@ func (s *store) each(fn func(*Finding) error) error {
 	if err != nil {
 		return fmt.Errorf("audit findings spilled to a temporary file: %w", err)
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	d := decoder{r: bufio.NewReaderSize(r, 64<<10)}
 	for left := s.n - int64(len(s.mem)); left > 0; left-- {
 		var f Finding
-		explained, overlap, err := decodeFinding(br, &f)
+		explained, overlap, err := d.finding(&f)
 		if err != nil {
 			return fmt.Errorf("audit findings spilled to a temporary file: %w", err)
 		}
@@ -134,6 +134,10 @@ var errSpill = errors.New("malformed spill record")
 type decoder struct {
 	r   *bufio.Reader
 	err error
+	// The strings of the last finding that repeat from one to the next
+	// (code, partition, files): read into scratch, kept when unchanged.
+	code, part, file, last, dfile string
+	scratch                       []byte
 }
 
 func (d *decoder) int() int64 {
@@ -145,45 +149,58 @@ func (d *decoder) int() int64 {
 	return v
 }
 
-func (d *decoder) str() string {
+func (d *decoder) bytes() []byte {
 	if d.err != nil {
-		return ""
+		return nil
 	}
 	n, err := binary.ReadUvarint(d.r)
 	if err != nil {
 		d.err = err
-		return ""
+		return nil
 	}
 	if n > 1<<30 {
 		d.err = errSpill
-		return ""
+		return nil
 	}
-	b := make([]byte, n)
-	_, d.err = io.ReadFull(d.r, b)
-	return string(b)
+	if uint64(cap(d.scratch)) < n {
+		d.scratch = make([]byte, n)
+	}
+	d.scratch = d.scratch[:n]
+	_, d.err = io.ReadFull(d.r, d.scratch)
+	return d.scratch
 }
 
-func decodeFinding(r *bufio.Reader, f *Finding) (explained, overlap bool, err error) {
-	flags, err := r.ReadByte()
+func (d *decoder) str() string { return string(d.bytes()) }
+
+// same reads a string that is often the one in *last.
+func (d *decoder) same(last *string) string {
+	if b := d.bytes(); string(b) != *last {
+		*last = string(b)
+	}
+	return *last
+}
+
+func (d *decoder) finding(f *Finding) (explained, overlap bool, err error) {
+	flags, err := d.r.ReadByte()
 	if err != nil {
 		return false, false, io.ErrUnexpectedEOF
 	}
-	d := decoder{r: r}
-	f.Code = Code(d.str())
+	d.err = nil
+	f.Code = Code(d.same(&d.code))
 	f.Severity = Severity(d.int())
-	f.Partition = d.str()
+	f.Partition = d.same(&d.part)
 	f.ProducerID = d.int()
 	f.ProducerEpoch = int16(d.int())
-	f.File = d.str()
+	f.File = d.same(&d.file)
 	f.Position = d.int()
-	f.LastFile = d.str()
+	f.LastFile = d.same(&d.last)
 	f.LastPosition, f.FirstOffset, f.LastOffset, f.RelatedOffset = d.int(), d.int(), d.int(), d.int()
 	f.BaseSequence, f.LastSequence = int32(d.int()), int32(d.int())
 	f.Count, f.BatchCount = d.int(), d.int()
 	f.Message = d.str()
 	var nb uint64
 	if d.err == nil {
-		nb, d.err = binary.ReadUvarint(r)
+		nb, d.err = binary.ReadUvarint(d.r)
 	}
 	if d.err == nil && nb > 0 {
 		if nb > 1<<30 {
@@ -192,7 +209,7 @@ func decodeFinding(r *bufio.Reader, f *Finding) (explained, overlap bool, err er
 		f.Batches = make([]BatchDetail, nb)
 		for i := range f.Batches {
 			b := &f.Batches[i]
-			b.File = d.str()
+			b.File = d.same(&d.dfile)
 			b.Position, b.FirstOffset, b.LastOffset = d.int(), d.int(), d.int()
 			b.BaseSequence, b.LastSequence = int32(d.int()), int32(d.int())
 			b.Count = d.int()

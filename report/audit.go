@@ -28,7 +28,7 @@ func AuditTable(w io.Writer, results []*audit.Result) error {
 
 // AuditText is AuditTable one partition at a time: the table of summaries
 // comes first, so the finding lines wait in a spill buffer (memory up to
-// 4 MiB, then a temporary file) until Flush writes the table and them.
+// 1 MiB, then a temporary file) until Flush writes the table and them.
 type AuditText struct {
 	w    io.Writer
 	t    *tablewriter.Table
@@ -39,7 +39,7 @@ type AuditText struct {
 func NewAuditText(w io.Writer) *AuditText {
 	t := tablewriter.NewWriter(w)
 	t.Header("partition", "segments", "batches", "producers", "committed", "aborted", "open", "compacted", "findings")
-	return &AuditText{w: w, t: t, body: spill.New(4 << 20)}
+	return &AuditText{w: w, t: t, body: spill.New(1 << 20)}
 }
 
 // Add adds a partition: its row and its finding lines.
