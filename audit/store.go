@@ -22,7 +22,7 @@ type store struct {
 	stream bool
 	mem    []heldFinding
 	buf    *spill.Buffer
-	enc    []byte
+	enc    encoder
 	n      int64
 	settle settle
 }
@@ -41,8 +41,8 @@ func (s *store) put(f *Finding, explained, overlap bool) {
 	if s.buf == nil {
 		s.buf = spill.New(256 << 10)
 	}
-	s.enc = encodeFinding(s.enc[:0], f, explained, overlap)
-	s.buf.Write(s.enc) // an error is kept by the buffer and returned by each
+	s.enc.b = s.enc.finding(s.enc.b[:0], f, explained, overlap)
+	s.buf.Write(s.enc.b) // an error is kept by the buffer and returned by each
 }
 
 // each calls fn with every finding, settled, in order.
@@ -88,9 +88,25 @@ func (s *store) close() error {
 }
 
 // The spill encoding of a finding: flags, then each field in declaration
-// order, integers as varints, strings length-prefixed.
+// order, integers as varints, strings length-prefixed; the strings that
+// repeat from one finding to the next (code, partition, files) are a 0
+// when they equal the previous finding's, else their length + 1.
 
-func encodeFinding(b []byte, f *Finding, explained, overlap bool) []byte {
+type encoder struct {
+	b                             []byte
+	code, part, file, last, dfile string
+}
+
+func (e *encoder) same(b []byte, last *string, s string) []byte {
+	if s == *last {
+		return append(b, 0)
+	}
+	*last = s
+	b = binary.AppendUvarint(b, uint64(len(s))+1)
+	return append(b, s...)
+}
+
+func (e *encoder) finding(b []byte, f *Finding, explained, overlap bool) []byte {
 	var flags byte
 	if explained {
 		flags |= 1
@@ -99,14 +115,14 @@ func encodeFinding(b []byte, f *Finding, explained, overlap bool) []byte {
 		flags |= 2
 	}
 	b = append(b, flags)
-	b = appendString(b, string(f.Code))
+	b = e.same(b, &e.code, string(f.Code))
 	b = binary.AppendVarint(b, int64(f.Severity))
-	b = appendString(b, f.Partition)
+	b = e.same(b, &e.part, f.Partition)
 	b = binary.AppendVarint(b, f.ProducerID)
 	b = binary.AppendVarint(b, int64(f.ProducerEpoch))
-	b = appendString(b, f.File)
+	b = e.same(b, &e.file, f.File)
 	b = binary.AppendVarint(b, f.Position)
-	b = appendString(b, f.LastFile)
+	b = e.same(b, &e.last, f.LastFile)
 	for _, v := range []int64{f.LastPosition, f.FirstOffset, f.LastOffset, f.RelatedOffset,
 		int64(f.BaseSequence), int64(f.LastSequence), f.Count, f.BatchCount} {
 		b = binary.AppendVarint(b, v)
@@ -115,7 +131,7 @@ func encodeFinding(b []byte, f *Finding, explained, overlap bool) []byte {
 	b = binary.AppendUvarint(b, uint64(len(f.Batches)))
 	for i := range f.Batches {
 		d := &f.Batches[i]
-		b = appendString(b, d.File)
+		b = e.same(b, &e.dfile, d.File)
 		for _, v := range []int64{d.Position, d.FirstOffset, d.LastOffset, int64(d.BaseSequence), int64(d.LastSequence), d.Count} {
 			b = binary.AppendVarint(b, v)
 		}
@@ -158,6 +174,10 @@ func (d *decoder) bytes() []byte {
 		d.err = err
 		return nil
 	}
+	return d.read(n)
+}
+
+func (d *decoder) read(n uint64) []byte {
 	if n > 1<<30 {
 		d.err = errSpill
 		return nil
@@ -172,10 +192,18 @@ func (d *decoder) bytes() []byte {
 
 func (d *decoder) str() string { return string(d.bytes()) }
 
-// same reads a string that is often the one in *last.
+// same reads a string written by encoder.same.
 func (d *decoder) same(last *string) string {
-	if b := d.bytes(); string(b) != *last {
-		*last = string(b)
+	if d.err != nil {
+		return ""
+	}
+	n, err := binary.ReadUvarint(d.r)
+	if err != nil {
+		d.err = err
+		return ""
+	}
+	if n > 0 {
+		*last = string(d.read(n - 1))
 	}
 	return *last
 }
