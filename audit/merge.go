@@ -73,6 +73,14 @@ func (r *run) adjacent(f *Finding, m findMeta) bool {
 	return f.Code != CorruptBatch || (f.File == r.last.File && m.start == r.end)
 }
 
+// final is the finding the run gives: its first for a run of one.
+func (r *run) final() Finding {
+	if r.n > 1 {
+		return r.finding()
+	}
+	return r.first
+}
+
 // finding is the run as one finding.
 func (r *run) finding() Finding {
 	f := r.first

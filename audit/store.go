@@ -25,17 +25,43 @@ type store struct {
 	enc    encoder
 	n      int64
 	settle settle
+	// runs are the runs handed on while they could still grow, read
+	// when the partition is done.
+	runs []*run
 }
 
 type heldFinding struct {
 	f                  Finding
+	r                  *run // when set, f is r.final() once read
 	explained, overlap bool
+}
+
+// putRun stores a run that may still grow.
+func (s *store) putRun(r *run, explained, overlap bool) {
+	s.n++
+	if !s.stream || len(s.mem) < storeMem {
+		s.mem = append(s.mem, heldFinding{r: r, explained: explained, overlap: overlap})
+		return
+	}
+	if s.buf == nil {
+		s.buf = spill.New(256 << 10)
+	}
+	flags := byte(4)
+	if explained {
+		flags |= 1
+	}
+	if overlap {
+		flags |= 2
+	}
+	s.enc.b = binary.AppendUvarint(append(s.enc.b[:0], flags), uint64(len(s.runs)))
+	s.runs = append(s.runs, r)
+	s.buf.Write(s.enc.b)
 }
 
 func (s *store) put(f *Finding, explained, overlap bool) {
 	s.n++
 	if !s.stream || len(s.mem) < storeMem {
-		s.mem = append(s.mem, heldFinding{*f, explained, overlap})
+		s.mem = append(s.mem, heldFinding{f: *f, explained: explained, overlap: overlap})
 		return
 	}
 	if s.buf == nil {
@@ -50,6 +76,9 @@ func (s *store) each(fn func(*Finding) error) error {
 	for i := range s.mem {
 		h := &s.mem[i]
 		f := h.f
+		if h.r != nil {
+			f = h.r.final()
+		}
 		s.settle.apply(&f, h.explained, h.overlap)
 		if err := fn(&f); err != nil {
 			return err
@@ -65,7 +94,7 @@ func (s *store) each(fn func(*Finding) error) error {
 	d := decoder{r: bufio.NewReaderSize(r, 64<<10)}
 	for left := s.n - int64(len(s.mem)); left > 0; left-- {
 		var f Finding
-		explained, overlap, err := d.finding(&f)
+		explained, overlap, err := d.finding(&f, s.runs)
 		if err != nil {
 			return fmt.Errorf("audit findings spilled to a temporary file: %w", err)
 		}
@@ -78,7 +107,7 @@ func (s *store) each(fn func(*Finding) error) error {
 }
 
 func (s *store) close() error {
-	s.mem = nil
+	s.mem, s.runs = nil, nil
 	if s.buf == nil {
 		return nil
 	}
@@ -208,12 +237,20 @@ func (d *decoder) same(last *string) string {
 	return *last
 }
 
-func (d *decoder) finding(f *Finding) (explained, overlap bool, err error) {
+func (d *decoder) finding(f *Finding, runs []*run) (explained, overlap bool, err error) {
 	flags, err := d.r.ReadByte()
 	if err != nil {
 		return false, false, io.ErrUnexpectedEOF
 	}
 	d.err = nil
+	if flags&4 != 0 { // a run handed on while it could still grow
+		i, err := binary.ReadUvarint(d.r)
+		if err != nil || i >= uint64(len(runs)) {
+			return false, false, errSpill
+		}
+		*f = runs[i].final()
+		return flags&1 != 0, flags&2 != 0, nil
+	}
 	f.Code = Code(d.same(&d.code))
 	f.Severity = Severity(d.int())
 	f.Partition = d.same(&d.part)

@@ -22,10 +22,12 @@ const window = 4096
 //     merge, or a run no later finding can extend (the audit has moved
 //     past the batch after its last).
 //
-// A queue longer than window lets its head go anyway: a pinned gap then
-// stays even if a later batch fills it, and a run ends at that point (the
-// next finding of its cause starts a new one). Below that, the findings
-// are exactly those a merge of the whole list gives.
+// A queue longer than window lets its head go anyway. A run that leaves
+// while it can still grow goes to the store as a reference (store.runs),
+// read when the partition is done, so it stays exact and whole. A pinned
+// gap that leaves stays even if a later batch fills it: the one case where
+// the findings differ from a merge of the whole list (a gap filled more
+// than window findings after it was found).
 //
 // What only the end of the partition settles — whether it is compacted
 // (which downgrades what compaction explains) and what caused a segment
@@ -93,10 +95,11 @@ func (a *auditor) pump(force bool) {
 	n = 0
 	for n < len(a.outq) {
 		o := &a.outq[n]
-		if o.r != nil && o.r.lastOrd+1 >= low && !force && len(a.outq)-n <= window {
+		growing := o.r != nil && o.r.lastOrd+1 >= low && !force
+		if growing && len(a.outq)-n <= window {
 			break
 		}
-		a.emit(o)
+		a.emit(o, growing)
 		n++
 	}
 	if n > 0 {
@@ -132,28 +135,38 @@ func (a *auditor) mergeIn(f Finding, m findMeta) {
 	a.outq = append(a.outq, outEntry{m: m, r: r})
 }
 
-// emit hands a final finding to the store and counts it.
-func (a *auditor) emit(o *outEntry) {
+// emit hands a finding to the store and counts it: final, or a run that
+// may still grow (its code, severity and cause, which the counts need, no
+// longer change).
+func (a *auditor) emit(o *outEntry, growing bool) {
 	f := o.f
 	if r := o.r; r != nil {
 		f = r.first
-		if r.n > 1 {
-			f = r.finding()
+		if growing {
+			a.sum.Findings[f.Code]++
+			a.count(f.Severity, o.m)
+			a.store.putRun(r, o.m.explained, o.m.overlap)
+			return
 		}
+		f = r.final()
 		if a.open[r.key] == r {
 			delete(a.open, r.key)
 		}
 	}
 	a.sum.Findings[f.Code]++
-	switch {
-	case o.m.overlap:
-		a.nOverlap++
-	case o.m.explained && f.Severity > Info:
-		a.explained[f.Severity]++
-	default:
-		a.sum.BySeverity[f.Severity.String()]++
-	}
+	a.count(f.Severity, o.m)
 	a.store.put(&f, o.m.explained, o.m.overlap)
+}
+
+func (a *auditor) count(sev Severity, m findMeta) {
+	switch {
+	case m.overlap:
+		a.nOverlap++
+	case m.explained && sev > Info:
+		a.explained[sev]++
+	default:
+		a.sum.BySeverity[sev.String()]++
+	}
 }
 
 // settle is what the end of a partition decides about findings handed on

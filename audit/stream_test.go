@@ -122,37 +122,56 @@ func firstDiff(a, b []Finding) int {
 }
 
 // TestStreamWindow: a run of one cause that the window cannot hold back
-// (other findings pile up behind it) is cut into runs of at most about
-// window findings, and nothing is lost: the batches of the cut runs add
-// up to the batches of the cause.
+// (findings of other causes pile up behind it, more than the window and
+// the store's memory hold) still comes out whole, at its place, with the
+// others after it, and the counts are those of the findings. Two such
+// runs, one batch apart: the second goes through the spill file.
 func TestStreamWindow(t *testing.T) {
 	a := newAuditor(&Partition{Name: "p-0"}, Options{}, true)
 	n := 3 * window
-	for i := 1; i <= n; i++ {
+	brk := n + 1 // the batch without an offset gap between the two runs
+	for i := 1; i <= 2*n+1; i++ {
 		a.enter(int64(i), int64(i+1))
-		g := at(OffsetGap, Warning, "a.log", int64(i), nil)
-		g.Count = 1
-		a.add(g, false)
+		if i != brk {
+			g := at(OffsetGap, Warning, "a.log", int64(i), nil)
+			g.Count = 1
+			a.add(g, false)
+		}
 		// A finding of another producer each batch: runs of one.
 		s := at(EpochRegression, Error, "a.log", int64(i), nil)
 		s.ProducerID = int64(i % 2)
 		a.add(s, false)
 		a.leave()
-	}
-	a.pump(true)
-	got := collect(t, a.res)
-	var gaps, batches, others int64
-	for _, f := range got {
-		switch f.Code {
-		case OffsetGap:
-			gaps++
-			batches += f.BatchCount
-		default:
-			others++
+		if len(a.outq) > window+1 || len(a.raw) > window+1 {
+			t.Fatalf("batch %d: %d raw, %d out held back", i, len(a.raw), len(a.outq))
 		}
 	}
-	if batches != int64(n) || others != int64(n) || gaps < 2 || gaps > 4 {
-		t.Errorf("offset-gap: %d findings over %d batches, %d others; want %d batches in 2 to 4 runs", gaps, batches, others, n)
+	a.pump(true)
+	a.settleCounts()
+	if !a.store.buf.Spilled() || len(a.store.runs) != 1 {
+		t.Fatalf("spilled %v, %d runs by reference in the file", a.store.buf.Spilled(), len(a.store.runs))
+	}
+	got := collect(t, a.res)
+	if len(got) != 2*n+3 {
+		t.Fatalf("%d findings, want %d", len(got), 2*n+3)
+	}
+	epoch := 1
+	for i, f := range got {
+		switch i {
+		case 0, n + 2:
+			from := int64(1 + i/(n+2)*(brk))
+			if f.Code != OffsetGap || f.BatchCount != int64(n) || f.Count != int64(n) || f.Position != from || f.LastPosition != from+int64(n)-1 {
+				t.Errorf("finding %d: %+v, want the offset gap over %d batches from %d", i, f, n, from)
+			}
+		default:
+			if f.Code != EpochRegression || f.Position != int64(epoch) {
+				t.Fatalf("finding %d: %+v, want the epoch regression of batch %d", i, f, epoch)
+			}
+			epoch++
+		}
+	}
+	if a.sum.Findings[OffsetGap] != 2 || a.sum.Findings[EpochRegression] != 2*n+1 || a.sum.BySeverity["error"] != 2*n+1 || a.sum.BySeverity["warning"] != 2 {
+		t.Errorf("summary %v %v", a.sum.Findings, a.sum.BySeverity)
 	}
 	if len(a.raw) != 0 || len(a.outq) != 0 {
 		t.Errorf("left behind: %d raw, %d out", len(a.raw), len(a.outq))
