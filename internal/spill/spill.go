@@ -12,8 +12,9 @@ import (
 	"os"
 )
 
-// Buffer collects bytes: the first Limit in memory, the rest in a
-// temporary file (created on the first byte past Limit, removed by Close).
+// Buffer collects bytes: the first limit in memory, the rest in a
+// temporary file (created on the first byte past the limit, and removed at
+// once where an open file can be, else by Close).
 // Write after Reader is not allowed.
 type Buffer struct {
 	limit int
@@ -22,6 +23,9 @@ type Buffer struct {
 	w     *bufio.Writer
 	size  int64
 	err   error
+	// unlinked: the file was removed right after it was made (it lives
+	// on while open, and nothing is left behind if kseg is killed).
+	unlinked bool
 }
 
 // New returns a Buffer that keeps up to limit bytes in memory.
@@ -51,6 +55,7 @@ func (b *Buffer) Write(p []byte) (int, error) {
 			return 0, err
 		}
 		b.f, b.w = f, bufio.NewWriterSize(f, 256<<10)
+		b.unlinked = os.Remove(f.Name()) == nil // not where open files cannot be removed
 	}
 	if _, err := b.w.Write(p); err != nil {
 		b.err = err
@@ -95,8 +100,10 @@ func (b *Buffer) Close() error {
 	}
 	name := b.f.Name()
 	err := b.f.Close()
-	if rerr := os.Remove(name); err == nil {
-		err = rerr
+	if !b.unlinked {
+		if rerr := os.Remove(name); err == nil {
+			err = rerr
+		}
 	}
 	b.f, b.w = nil, nil
 	return err
