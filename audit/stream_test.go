@@ -230,8 +230,12 @@ func TestStreamMemoryBound(t *testing.T) {
 		t.Errorf("RunStream: %.1f MiB retained (bound %d), peak heap %.1f MiB (bound %d)",
 			float64(retained)/(1<<20), retainBound>>20, float64(max)/(1<<20), peakBound>>20)
 	}
+	var spilled int64
+	if r.held.buf != nil {
+		spilled = r.held.buf.Size()
+	}
 	t.Logf("RunStream: %.1f MiB retained, peak heap %.1f MiB above the start; %d bytes spilled, %.0f per finding",
-		float64(retained)/(1<<20), float64(max)/(1<<20), r.held.buf.Size(), float64(r.held.buf.Size())/float64(n-storeMem))
+		float64(retained)/(1<<20), float64(max)/(1<<20), spilled, float64(spilled)/float64(n-storeMem))
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
