@@ -43,7 +43,8 @@ type batchRef struct {
 
 type gapRef struct {
 	from, to int32 // missing sequences, inclusive
-	finding  int   // index into the findings
+	finding  int64 // the finding's id (see rawAt)
+	offset   int64 // the first offset of the batch after the gap
 }
 
 // producer is what the audit keeps per producer id.
@@ -106,8 +107,19 @@ type auditor struct {
 	nonIdemFile  string // where the last non-idempotent batch is
 	nonIdemPos   int64
 
-	// meta runs parallel to res.Findings until finish.
-	meta []findMeta
+	// Findings on their way to store (stream.go): raw holds the ids
+	// rawBase.., outq the merged ones, open the runs that may grow.
+	raw       []rawEntry
+	rawBase   int64
+	outq      []outEntry
+	open      map[runKey]*run
+	mergedOrd int64
+	store     *store
+	// Counts by severity that finish settles: findings compaction
+	// explains (by their severity before that) and segment overlaps.
+	explained [Error + 1]int
+	nOverlap  int
+
 	// ord numbers the batches and skipped regions in log order; cur is
 	// the one being audited (ord 0 between them), which the findings added
 	// meanwhile are about.
@@ -120,7 +132,6 @@ type auditor struct {
 	segs    []segExtent // the segments read so far, the current one last
 	ovl     overlapRun  // the current segment's batches in an overlap
 	ovlMax  int64       // last offset the earlier segments hold, -1 none
-	ovlIdx  []int       // segment-overlap findings, resolved in finish
 
 	br  batch.BatchReader
 	rec batch.Record
@@ -133,8 +144,31 @@ type auditor struct {
 }
 
 // Run audits one partition. The error is non-nil only when a file cannot
-// be opened or read (ErrUnreadable); damaged bytes become findings.
+// be opened or read (ErrUnreadable); damaged bytes become findings. The
+// findings are in Result.Findings.
 func Run(p *Partition, opts Options) (*Result, error) {
+	r, err := audit1(p, opts, false)
+	if err != nil {
+		return nil, err
+	}
+	s := r.held
+	r.held = nil
+	if s.n > 0 {
+		r.Findings = make([]Finding, 0, s.n)
+	}
+	s.each(func(f *Finding) error { r.Findings = append(r.Findings, *f); return nil })
+	return r, nil
+}
+
+// RunStream audits one partition as Run does, but keeps at most a few
+// thousand findings in memory: the rest wait in a temporary file until
+// they are read with Result.Each. Result.Findings starts empty. Close the
+// result to remove the file.
+func RunStream(p *Partition, opts Options) (*Result, error) {
+	return audit1(p, opts, true)
+}
+
+func newAuditor(p *Partition, opts Options, stream bool) *auditor {
 	a := &auditor{
 		p: p, opts: opts,
 		res:      &Result{},
@@ -143,10 +177,18 @@ func Run(p *Partition, opts Options) (*Result, error) {
 		segBase0: -1,
 		aborts:   map[[2]int64]*abortRec{},
 		ovlMax:   -1,
+		open:     map[runKey]*run{},
+		store:    &store{stream: stream},
 	}
+	a.res.held = a.store
 	a.sum = &a.res.Summary
 	*a.sum = Summary{Partition: p.Name, Dir: p.Dir, Segments: len(p.Logs), LogStartOffset: None, LogEndOffset: None,
 		TxnIndexes: len(p.TxnIndexes), Snapshots: len(p.Snapshots), Findings: map[Code]int{}, BySeverity: map[string]int{}}
+	return a
+}
+
+func audit1(p *Partition, opts Options, stream bool) (*Result, error) {
+	a := newAuditor(p, opts, stream)
 	switch {
 	case opts.Compacted:
 		a.compacted("--compacted given")
@@ -170,6 +212,7 @@ func Run(p *Partition, opts Options) (*Result, error) {
 			a.segBase0 = baseOf(path)
 		}
 		if err := a.scanFile(i, path); err != nil {
+			a.store.close()
 			return nil, err
 		}
 	}
@@ -191,7 +234,8 @@ func (a *auditor) compacted(reason string) {
 // compaction can cause: it is downgraded to info on compacted partitions.
 // A finding added while a batch or skipped region is being audited is
 // about it, and may merge with its neighbours' in finish.
-func (a *auditor) add(f Finding, explained bool) int {
+func (a *auditor) add(f Finding, explained bool) int64 {
+	a.pump(false) // before the new finding joins: the caller may pin it
 	f.Partition = a.p.Name
 	if f.LastFile == "" {
 		f.LastFile, f.LastPosition = f.File, f.Position
@@ -201,9 +245,8 @@ func (a *auditor) add(f Finding, explained bool) int {
 	if m.ord > 0 && f.BatchCount == 0 {
 		f.BatchCount = 1
 	}
-	a.res.Findings = append(a.res.Findings, f)
-	a.meta = append(a.meta, m)
-	return len(a.res.Findings) - 1
+	a.raw = append(a.raw, rawEntry{f: f, m: m})
+	return a.rawBase + int64(len(a.raw)) - 1
 }
 
 // enter starts the audit of the next batch or skipped region, the bytes
@@ -211,6 +254,9 @@ func (a *auditor) add(f Finding, explained bool) int {
 func (a *auditor) enter(start, end int64) {
 	a.ord++
 	a.cur = findMeta{ord: a.ord, start: start, end: end}
+	if len(a.outq) > 0 || len(a.raw) > 0 {
+		a.pump(false)
+	}
 }
 
 func (a *auditor) leave() { a.cur = findMeta{} }
@@ -469,7 +515,7 @@ func (a *auditor) control(p *prodState, h *batch.Header, pos int64, b []byte) {
 		// Transaction version 2 bumps the epoch with every marker (and a
 		// coordinator abort on fencing does too): a new epoch starts with
 		// no sequence state.
-		p.newEpoch(h.ProducerEpoch)
+		a.newEpoch(p, h.ProducerEpoch)
 	}
 	if p.txnFirst >= 0 {
 		if typ == batch.ControlAbort {
@@ -508,10 +554,11 @@ func (a *auditor) controlType(h *batch.Header, b []byte) (batch.ControlType, err
 	return batch.ParseControlKey(a.rec.Key)
 }
 
-func (p *prodState) newEpoch(e int16) {
+func (a *auditor) newEpoch(p *prodState, e int16) {
 	p.epoch = e
 	p.lastSeq = batch.NoSequence
 	p.ringN = 0
+	a.unpin(p.gaps)
 	p.gaps = p.gaps[:0]
 	p.hasMeta = false
 }
@@ -545,7 +592,7 @@ func (a *auditor) data(p *prodState, h *batch.Header, pos int64) {
 		a.add(fd, false)
 		return
 	case h.ProducerEpoch > p.epoch:
-		p.newEpoch(h.ProducerEpoch)
+		a.newEpoch(p, h.ProducerEpoch)
 		if base != 0 && base != batch.NoSequence {
 			fd := at(EpochBumpNonzeroSequence, Warning, a.file, pos, h)
 			fd.Count = int64(base)
@@ -613,9 +660,11 @@ func (a *auditor) sequence(p *prodState, h *batch.Header, pos int64, base, last 
 		fd.Count = missing
 		fd.Message = fmt.Sprintf("producer %d (epoch %d) jumps from sequence %d (offset %d) to %d: %d sequences missing", h.ProducerID, h.ProducerEpoch, p.lastSeq, p.metaOffset, base, missing)
 		i := a.add(fd, true)
-		p.gaps = append(p.gaps, gapRef{from: want, to: batch.DecrementSequence(base, 1), finding: i})
+		a.rawAt(i).pinned = true
+		p.gaps = append(p.gaps, gapRef{from: want, to: batch.DecrementSequence(base, 1), finding: i, offset: h.BaseOffset})
 		if len(p.gaps) > ringSize {
-			p.gaps = p.gaps[1:]
+			a.unpin(p.gaps[:1])
+			p.gaps = append(p.gaps[:0], p.gaps[1:]...)
 		}
 		return
 	}
@@ -631,15 +680,18 @@ func (a *auditor) sequence(p *prodState, h *batch.Header, pos int64, base, last 
 	for gi, g := range p.gaps {
 		if !batch.SequenceAfter(g.from, base) && !batch.SequenceAfter(last, g.to) {
 			fd := at(SequenceRegression, Error, a.file, pos, h)
-			gf := &a.res.Findings[g.finding]
-			fd.RelatedOffset = gf.FirstOffset
+			fd.RelatedOffset = g.offset
 			fd.Count = int64(last) - int64(base) + 1
-			fd.Message = fmt.Sprintf("producer %d (epoch %d) writes sequences %d..%d out of order, after the batch at offset %d that follows them", h.ProducerID, h.ProducerEpoch, base, last, gf.FirstOffset)
+			fd.Message = fmt.Sprintf("producer %d (epoch %d) writes sequences %d..%d out of order, after the batch at offset %d that follows them", h.ProducerID, h.ProducerEpoch, base, last, g.offset)
 			a.add(fd, false)
 			if g.from == base && g.to == last {
 				// The out-of-order batch fills the hole exactly: no data is
-				// missing after all.
-				a.meta[g.finding].removed = true
+				// missing after all (unless the gap's finding has already
+				// been let go: see window).
+				if e := a.rawAt(g.finding); e != nil {
+					e.m.removed = true
+					e.pinned = false
+				}
 				p.gaps = append(p.gaps[:gi], p.gaps[gi+1:]...)
 			}
 			return
@@ -770,17 +822,9 @@ func (a *auditor) finish() {
 	if a.p.Whole {
 		a.compareTxnIndexes()
 	}
-	a.resolveOverlaps()
-	a.merge()
-	for i := range a.res.Findings {
-		f := &a.res.Findings[i]
-		if a.meta[i].explained && a.sum.Compacted && f.Severity > Info {
-			f.Severity = Info
-			f.Message += " (compacted partition: the log cleaner explains this)"
-		}
-		a.sum.Findings[f.Code]++
-		a.sum.BySeverity[f.Severity.String()]++
-	}
+	a.pump(true)
+	a.settleCounts()
+	a.store.settle = settle{compacted: a.sum.Compacted, cleaner: a.cleaner}
 }
 
 // compareTxnIndexes checks the aborted transactions the log shows against

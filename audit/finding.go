@@ -200,21 +200,55 @@ type ProducerState struct {
 
 // Result is the audit of one partition.
 type Result struct {
-	Summary  Summary
+	Summary Summary
+	// Findings are the findings (Run), or those added to a streamed
+	// result after the audit (RunStream: its own are read with Each).
 	Findings []Finding
 	// Producers in producer-id order.
 	Producers []ProducerState
+
+	held *store // RunStream's findings
+}
+
+// Each calls fn with each finding in order: those RunStream holds, then
+// Findings. fn's argument is valid only during the call.
+func (r *Result) Each(fn func(*Finding) error) error {
+	if r.held != nil {
+		if err := r.held.each(fn); err != nil {
+			return err
+		}
+	}
+	for i := range r.Findings {
+		if err := fn(&r.Findings[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close drops the findings RunStream holds (and their temporary file).
+func (r *Result) Close() error {
+	if r.held == nil {
+		return nil
+	}
+	err := r.held.close()
+	r.held = nil
+	return err
 }
 
 // Max is the highest severity among the findings, and false when there
 // are none.
 func (r *Result) Max() (Severity, bool) {
-	if len(r.Findings) == 0 {
-		return 0, false
+	m, ok := Info, false
+	if r.held != nil {
+		for _, s := range []Severity{Info, Warning, Error} {
+			if r.Summary.BySeverity[s.String()] > 0 {
+				m, ok = s, true
+			}
+		}
 	}
-	m := Info
 	for _, f := range r.Findings {
-		m = max(m, f.Severity)
+		m, ok = max(m, f.Severity), true
 	}
-	return m, true
+	return m, ok
 }

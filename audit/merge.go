@@ -18,6 +18,7 @@ type findMeta struct {
 	start, end int64
 	explained  bool // compaction can cause it
 	removed    bool // a sequence gap filled later by an out-of-order batch
+	overlap    bool // a segment overlap, whose cause finish settles
 }
 
 // runKey is what findings must share to merge.
@@ -31,6 +32,7 @@ type runKey struct {
 
 // run is a merged sequence of findings about adjacent batches.
 type run struct {
+	key            runKey
 	first, last    Finding
 	start          int64 // the first batch's or region's first byte
 	lastOrd, end   int64
@@ -71,35 +73,12 @@ func (r *run) adjacent(f *Finding, m findMeta) bool {
 	return f.Code != CorruptBatch || (f.File == r.last.File && m.start == r.end)
 }
 
-// merge turns each run of findings with one cause over adjacent batches
-// into one finding (see Finding), and drops the withdrawn ones.
-func (a *auditor) merge() {
-	out, meta := a.res.Findings[:0], a.meta[:0]
-	var runs []*run // parallel to out; nil for findings that do not merge
-	open := map[runKey]int{}
-	for i := range a.res.Findings {
-		f, m := a.res.Findings[i], a.meta[i]
-		if m.removed {
-			continue
-		}
-		var r *run
-		if m.ord > 0 {
-			k := runKey{f.Code, f.Severity, f.ProducerID, f.ProducerEpoch, m.explained}
-			if j, ok := open[k]; ok && runs[j].adjacent(&f, m) {
-				runs[j].add(f, m, a.opts.Detail)
-				continue
-			}
-			open[k] = len(out)
-			r = newRun(f, m, a.opts.Detail)
-		}
-		out, meta, runs = append(out, f), append(meta, m), append(runs, r)
+// final is the finding the run gives: its first for a run of one.
+func (r *run) final() Finding {
+	if r.n > 1 {
+		return r.finding()
 	}
-	for j, r := range runs {
-		if r != nil && r.n > 1 {
-			out[j] = r.finding()
-		}
-	}
-	a.res.Findings, a.meta = out, meta
+	return r.first
 }
 
 // finding is the run as one finding.

@@ -145,7 +145,7 @@ func TestMergeRules(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			a := &auditor{p: &Partition{Name: "p-0"}, res: &Result{}}
+			a := newAuditor(&Partition{Name: "p-0"}, Options{}, false)
 			prev := int64(-1)
 			for _, x := range tc.ins {
 				// Consecutive entries are consecutive batches, except two
@@ -158,9 +158,13 @@ func TestMergeRules(t *testing.T) {
 				a.add(x.f, false)
 			}
 			a.cur = findMeta{}
-			a.merge()
+			a.pump(true)
 			var got []int64
-			for _, f := range a.res.Findings {
+			var out []Finding
+			for _, h := range a.store.mem {
+				out = append(out, h.f)
+			}
+			for _, f := range out {
 				got = append(got, f.BatchCount)
 			}
 			if len(got) != len(tc.want) {
@@ -172,7 +176,7 @@ func TestMergeRules(t *testing.T) {
 				}
 			}
 			if tc.name == "regions-that-touch" {
-				f := a.res.Findings[0]
+				f := out[0]
 				if f.Count != 25 || f.Position != 0 || f.LastPosition != 10 {
 					t.Errorf("merged region %+v", f)
 				}

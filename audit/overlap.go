@@ -124,23 +124,7 @@ func (a *auditor) endSegment() {
 			this, them, o.n, this, o.minOff, o.maxOff, o.firstPos, o.lastPos, efirst, elast, them)
 	}
 	fd.Count = fd.LastOffset - fd.FirstOffset + 1
-	a.ovlIdx = append(a.ovlIdx, a.add(fd, false))
+	// Its severity and the likely cause are settled at the end (settle).
+	a.rawAt(a.add(fd, false)).m.overlap = true
 	*o = overlapRun{}
-}
-
-// resolveOverlaps names the likely cause of each segment overlap: the log
-// cleaner swapping a cleaned segment in (its segments are replaced in
-// several renames), or a directory assembled from different copies.
-func (a *auditor) resolveOverlaps() {
-	for _, i := range a.ovlIdx {
-		f := &a.res.Findings[i]
-		if a.cleaner != "" {
-			f.Severity = Warning
-			f.Message += fmt.Sprintf("; likely a log-cleaner swap in progress (%s): the cleaned segment is in place, the segments it replaces are not deleted yet", a.cleaner)
-		} else {
-			f.Severity = Error
-			f.Message += "; likely a copied or restored directory, with segments from different copies of the log side by side (no .cleaned or .swap file, and the topic is not known to be compacted: --compacted says it is)"
-		}
-		f.Message += "; these batches are not checked again"
-	}
 }

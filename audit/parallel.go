@@ -3,6 +3,7 @@ package audit
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // RunPartitions audits ps with workers goroutines (<= 0: GOMAXPROCS), one
@@ -11,49 +12,100 @@ import (
 // failing partition in that order; partitions after it that were not yet
 // started are not audited.
 func RunPartitions(ps []*Partition, workers int, opts Options) ([]*Result, error) {
+	out := make([]*Result, 0, len(ps))
+	err := each(ps, workers, opts, Run, func(r *Result) error {
+		out = append(out, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Stream audits ps as RunPartitions does, with RunStream (each partition
+// keeps at most a few thousand findings in memory), and hands each result
+// to fn in the order of ps as soon as it and those before it are done;
+// the result is closed when fn returns, so fn must have read its findings
+// (Result.Each). Workers run at most 2 x workers partitions ahead of fn.
+// On failure, fn has had the partitions before the first failing one, and
+// the error is that partition's (or fn's).
+func Stream(ps []*Partition, workers int, opts Options, fn func(*Result) error) error {
+	return each(ps, workers, opts, RunStream, func(r *Result) error {
+		defer r.Close()
+		return fn(r)
+	})
+}
+
+func each(ps []*Partition, workers int, opts Options, run func(*Partition, Options) (*Result, error), fn func(*Result) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, max(len(ps), 1))
-	out := make([]*Result, len(ps))
-	errs := make([]error, len(ps))
 	if workers == 1 {
-		for i, p := range ps {
-			if out[i], errs[i] = Run(p, opts); errs[i] != nil {
-				return nil, errs[i]
+		for _, p := range ps {
+			r, err := run(p, opts)
+			if err != nil {
+				return err
+			}
+			if err := fn(r); err != nil {
+				return err
 			}
 		}
-		return out, nil
+		return nil
 	}
-	next := make(chan int)
-	var failed sync.Once
-	stop := make(chan struct{})
+	type slot struct {
+		r    *Result
+		err  error
+		done chan struct{}
+	}
+	slots := make([]slot, len(ps))
+	for i := range slots {
+		slots[i].done = make(chan struct{})
+	}
+	ahead := 2 * workers
+	jobs := make(chan int, ahead)
+	var stop atomic.Bool
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				if out[i], errs[i] = Run(ps[i], opts); errs[i] != nil {
-					failed.Do(func() { close(stop) })
+			for i := range jobs {
+				if !stop.Load() {
+					slots[i].r, slots[i].err = run(ps[i], opts)
 				}
+				close(slots[i].done)
 			}
 		}()
 	}
-dispatch:
+	sent := 0
+	var err error
 	for i := range ps {
-		select {
-		case next <- i:
-		case <-stop:
-			break dispatch
+		// At most ahead partitions are queued or running beyond i, so the
+		// send never blocks.
+		for ; sent < len(ps) && sent <= i+ahead-1; sent++ {
+			jobs <- sent
 		}
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
+		<-slots[i].done
+		s := &slots[i]
+		if s.err != nil {
+			err = s.err
+			break
+		}
+		err = fn(s.r)
+		s.r = nil
 		if err != nil {
-			return nil, err
+			break
 		}
 	}
-	return out, nil
+	stop.Store(true)
+	close(jobs)
+	wg.Wait()
+	for i := range slots {
+		if slots[i].r != nil {
+			slots[i].r.Close()
+		}
+	}
+	return err
 }

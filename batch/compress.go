@@ -63,6 +63,12 @@ func (d *Decompressor) Decompress(codec Codec, src []byte, magic int8) ([]byte, 
 		if errors.As(err, &fe) {
 			return nil, err
 		}
+		switch { // zstd enforces the cap itself (WithDecoderMaxMemory)
+		case errors.Is(err, zstd.ErrDecoderSizeExceeded):
+			return nil, d.tooLarge()
+		case errors.Is(err, zstd.ErrWindowSizeExceeded):
+			return nil, &FormatError{Err: ErrTooLarge, Detail: fmt.Sprintf("zstd frame needs a window larger than the %d-byte limit (--max-decompressed)", d.limit())}
+		}
 		return nil, &FormatError{Err: ErrDecompress, Detail: fmt.Sprintf("%s: %v", codec, err)}
 	}
 	return d.out, nil

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"runtime"
@@ -60,28 +61,36 @@ func newAuditCmd() *cobra.Command {
 	return c
 }
 
+// runAudit streams: each partition's findings are rendered as soon as it
+// and the partitions before it are audited (NDJSON straight out, text
+// after the table of summaries, waiting in a spill buffer), so memory
+// stays bounded however many findings there are.
 func runAudit(paths []string, opts audit.Options, workers int, asJSON bool, failOn audit.Severity, stdout io.Writer) error {
 	parts, err := audit.Partitions(paths)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	results, err := audit.RunPartitions(parts, workers, opts)
-	if err != nil {
-		return withCode(ExitBadInput, err)
-	}
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	text := report.NewAuditText(out)
+	defer text.Close()
 	fail := false
-	for _, r := range results {
+	err = audit.Stream(parts, workers, opts, func(r *audit.Result) error {
 		if err := wire.CheckTransactions(r); err != nil { // kafka:// partitions: the coordinators' view
-			return withCode(ExitBadInput, err)
+			return err
 		}
 		if m, ok := r.Max(); ok && m >= failOn {
 			fail = true
 		}
+		if asJSON {
+			return report.AuditJSONPartition(out, r)
+		}
+		return text.Add(r)
+	})
+	if err == nil && !asJSON {
+		err = text.Flush()
 	}
-	if asJSON {
-		err = report.AuditJSON(stdout, results)
-	} else {
-		err = report.AuditTable(stdout, results)
+	if ferr := out.Flush(); err == nil {
+		err = ferr
 	}
 	if err != nil {
 		return withCode(ExitBadInput, err)

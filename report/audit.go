@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,49 +9,82 @@ import (
 	"strings"
 
 	"github.com/kseg/kseg/audit"
+	"github.com/kseg/kseg/internal/spill"
 	"github.com/olekukonko/tablewriter"
 )
 
 // AuditTable writes one summary row per partition, then the findings of
 // each partition, one line each.
 func AuditTable(w io.Writer, results []*audit.Result) error {
-	t := tablewriter.NewWriter(w)
-	t.Header("partition", "segments", "batches", "producers", "committed", "aborted", "open", "compacted", "findings")
+	t := NewAuditText(w)
+	defer t.Close()
 	for _, r := range results {
-		s := &r.Summary
-		compacted := "no"
-		if s.Compacted {
-			compacted = "yes"
-		}
-		if err := t.Append(s.Partition, strconv.Itoa(s.Segments), strconv.FormatInt(s.Batches, 10),
-			strconv.Itoa(s.Producers), strconv.FormatInt(s.Committed, 10), strconv.FormatInt(s.Aborted, 10),
-			strconv.FormatInt(s.Open, 10), compacted, findingCounts(s.Findings)); err != nil {
+		if err := t.Add(r); err != nil {
 			return err
 		}
 	}
-	if err := t.Render(); err != nil {
+	return t.Flush()
+}
+
+// AuditText is AuditTable one partition at a time: the table of summaries
+// comes first, so the finding lines wait in a spill buffer (memory up to
+// 1 MiB, then a temporary file) until Flush writes the table and them.
+type AuditText struct {
+	w    io.Writer
+	t    *tablewriter.Table
+	body *spill.Buffer
+}
+
+// NewAuditText starts an audit's text output to w.
+func NewAuditText(w io.Writer) *AuditText {
+	t := tablewriter.NewWriter(w)
+	t.Header("partition", "segments", "batches", "producers", "committed", "aborted", "open", "compacted", "findings")
+	return &AuditText{w: w, t: t, body: spill.New(1 << 20)}
+}
+
+// Add adds a partition: its row and its finding lines.
+func (a *AuditText) Add(r *audit.Result) error {
+	s := &r.Summary
+	compacted := "no"
+	if s.Compacted {
+		compacted = "yes"
+	}
+	if err := a.t.Append(s.Partition, strconv.Itoa(s.Segments), strconv.FormatInt(s.Batches, 10),
+		strconv.Itoa(s.Producers), strconv.FormatInt(s.Committed, 10), strconv.FormatInt(s.Aborted, 10),
+		strconv.FormatInt(s.Open, 10), compacted, findingCounts(s.Findings)); err != nil {
 		return err
 	}
-	for _, r := range results {
-		if r.Summary.Compacted {
-			if _, err := fmt.Fprintf(w, "%s: compacted (%s)\n", r.Summary.Partition, r.Summary.CompactedReason); err != nil {
-				return err
-			}
-		}
-		for i := range r.Findings {
-			f := &r.Findings[i]
-			if _, err := fmt.Fprintln(w, FindingLine(f)); err != nil {
-				return err
-			}
-			for j := range f.Batches {
-				if _, err := fmt.Fprintln(w, batchDetailLine(&f.Batches[j])); err != nil {
-					return err
-				}
-			}
-		}
+	w := bufio.NewWriterSize(a.body, 64<<10)
+	if s.Compacted {
+		fmt.Fprintf(w, "%s: compacted (%s)\n", s.Partition, s.CompactedReason)
 	}
-	return nil
+	// w's first error sticks: Flush returns it.
+	err := r.Each(func(f *audit.Finding) error {
+		w.WriteString(FindingLine(f))
+		w.WriteByte('\n')
+		for j := range f.Batches {
+			w.WriteString(batchDetailLine(&f.Batches[j]))
+			w.WriteByte('\n')
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return w.Flush()
 }
+
+// Flush writes the table, then every partition's finding lines.
+func (a *AuditText) Flush() error {
+	if err := a.t.Render(); err != nil {
+		return err
+	}
+	_, err := a.body.WriteTo(a.w)
+	return err
+}
+
+// Close removes the spill buffer's temporary file, if any.
+func (a *AuditText) Close() error { return a.body.Close() }
 
 // batchDetailLine is one batch of a finding over several (audit --detail),
 // indented under it: file@position offsets first..last: message
@@ -106,23 +140,29 @@ type auditSummaryJSON struct {
 // AuditJSON writes NDJSON: per partition, one {"type":"finding",...} line
 // per finding, then one {"type":"summary",...} line.
 func AuditJSON(w io.Writer, results []*audit.Result) error {
-	enc := json.NewEncoder(w)
 	for _, r := range results {
-		for i := range r.Findings {
-			if err := enc.Encode(auditFindingJSON{Type: "finding", Finding: &r.Findings[i]}); err != nil {
-				return err
-			}
-		}
-		s := auditSummaryJSON{Type: "summary", Summary: &r.Summary, Findings: map[audit.Code]int{}, BySeverity: map[string]int{}}
-		for c, n := range r.Summary.Findings {
-			s.Findings[c] = n
-		}
-		for k, n := range r.Summary.BySeverity {
-			s.BySeverity[k] = n
-		}
-		if err := enc.Encode(s); err != nil {
+		if err := AuditJSONPartition(w, r); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// AuditJSONPartition writes one partition of AuditJSON.
+func AuditJSONPartition(w io.Writer, r *audit.Result) error {
+	enc := json.NewEncoder(w)
+	err := r.Each(func(f *audit.Finding) error {
+		return enc.Encode(auditFindingJSON{Type: "finding", Finding: f})
+	})
+	if err != nil {
+		return err
+	}
+	s := auditSummaryJSON{Type: "summary", Summary: &r.Summary, Findings: map[audit.Code]int{}, BySeverity: map[string]int{}}
+	for c, n := range r.Summary.Findings {
+		s.Findings[c] = n
+	}
+	for k, n := range r.Summary.BySeverity {
+		s.BySeverity[k] = n
+	}
+	return enc.Encode(s)
 }
