@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
+	"reflect"
 	"strings"
 	"testing"
 	"unsafe"
@@ -145,7 +147,35 @@ func FuzzRecords(f *testing.F) {
 		var rr RecordReader
 		rr.Reset(buf, count, 0)
 		checkRecords(t, &rr, buf, count)
+		sameAsCareful(t, buf, count)
 	})
+}
+
+// sameAsCareful decodes buf with the fast path and with the careful path
+// alone: every record, error (and its position) and Leftover must agree.
+func sameAsCareful(t *testing.T, buf []byte, count int32) {
+	t.Helper()
+	var fast, careful RecordReader
+	careful.careful = true
+	fast.Reset(buf, count, 0)
+	careful.Reset(buf, count, 0)
+	var a, b Record
+	for i := 0; ; i++ {
+		okA, errA := fast.Next(&a)
+		okB, errB := careful.Next(&b)
+		if okA != okB || fmt.Sprint(errA) != fmt.Sprint(errB) {
+			t.Fatalf("record %d: fast (%v, %v), careful (%v, %v)", i, okA, errA, okB, errB)
+		}
+		if !okA || errA != nil {
+			break
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("record %d: fast %+v, careful %+v", i, a, b)
+		}
+	}
+	if fast.Leftover() != careful.Leftover() {
+		t.Fatalf("Leftover: fast %d, careful %d", fast.Leftover(), careful.Leftover())
+	}
 }
 
 // FuzzBatchReader: any full batch, compressed or not, opens and iterates

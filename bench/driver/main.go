@@ -9,6 +9,10 @@
 //	driver crcscan FILE  frame every batch and verify its CRC
 //	driver deep FILE     decompress and decode every record
 //	driver codec FILE    decompress every batch's payload only (the codec library alone)
+//	driver codecdeep FILE [ROUNDS]  the codec library alone (payloads preloaded, every
+//	                     API of the library that decodes Kafka's payloads, best one)
+//	                     and deep iteration (segment.Stream, Batch.Records, every
+//	                     record), interleaved ROUNDS times (5); best of each, ratio
 //	driver crcmmap FILE  verify every batch's CRC over an mmap of the file (no copy), beside crcscan
 //	driver crcmmappop FILE  the same with MAP_POPULATE
 //	driver findings OUT N   write a log of N one-record batches with N-2 unmergeable sequence gaps
@@ -23,6 +27,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
+	"strconv"
 	"time"
 
 	"github.com/kseg/kseg/batch"
@@ -44,13 +50,40 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) >= 3 && os.Args[1] == "codecdeep" {
+		rounds := 5
+		if len(os.Args) == 4 {
+			rounds, _ = strconv.Atoi(os.Args[3])
+		}
+		if err := codecDeep(os.Args[2], max(rounds, 1)); err != nil {
+			fmt.Fprintln(os.Stderr, "driver:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) != 3 {
 		fmt.Fprintln(os.Stderr, "usage: driver read|crc|headers|crcscan|deep|codec FILE | realistic CODEC OUT MB")
 		os.Exit(2)
 	}
 	mode, path := os.Args[1], os.Args[2]
+	if prof := os.Getenv("DRIVER_CPUPROFILE"); prof != "" {
+		pf, err := os.Create(prof)
+		if err == nil && pprof.StartCPUProfile(pf) == nil {
+			defer pprof.StopCPUProfile()
+		}
+	}
 	start = time.Now()
-	n, err := run(mode, path)
+	passes, _ := strconv.Atoi(os.Getenv("DRIVER_PASSES"))
+	var n int64
+	var err error
+	for range max(passes, 1) {
+		var m int64
+		m, err = run(mode, path)
+		n += m
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "driver:", err)
 		os.Exit(1)
