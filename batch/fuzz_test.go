@@ -306,8 +306,8 @@ func TestDecompressorRoundTrip(t *testing.T) {
 			}
 		}
 		small := Decompressor{Max: len(plain) - 1}
-		if out, err := small.Decompress(codec, comp, 2); err == nil {
-			t.Errorf("%v: %d bytes came back under a %d-byte cap", codec, len(out), small.Max)
+		if out, err := small.Decompress(codec, comp, 2); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("%v: %d bytes came back under a %d-byte cap, error %v (want ErrTooLarge)", codec, len(out), small.Max, err)
 		}
 	}
 }
