@@ -13,6 +13,9 @@
 //	                     API of the library that decodes Kafka's payloads, best one)
 //	                     and deep iteration (segment.Stream, Batch.Records, every
 //	                     record), interleaved ROUNDS times (5); best of each, ratio
+//	driver crcpath FILE [ROUNDS]  what bounds audit's CRC scan, in one run: CRC-32C
+//	                     in cache, over streamed memory, read(2)'s copy, read then
+//	                     CRC, and the scan itself, at 64 KiB, 256 KiB and 1 MiB reads
 //	driver crcmmap FILE  verify every batch's CRC over an mmap of the file (no copy), beside crcscan
 //	driver crcmmappop FILE  the same with MAP_POPULATE
 //	driver findings OUT N   write a log of N one-record batches with N-2 unmergeable sequence gaps
@@ -45,6 +48,17 @@ func main() {
 	}
 	if len(os.Args) == 5 && os.Args[1] == "realistic" {
 		if err := realistic(os.Args[2], os.Args[3], os.Args[4]); err != nil {
+			fmt.Fprintln(os.Stderr, "driver:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) >= 3 && os.Args[1] == "crcpath" {
+		rounds := 5
+		if len(os.Args) == 4 {
+			rounds, _ = strconv.Atoi(os.Args[3])
+		}
+		if err := crcPath(os.Args[2], max(rounds, 1)); err != nil {
 			fmt.Fprintln(os.Stderr, "driver:", err)
 			os.Exit(1)
 		}
