@@ -10,13 +10,13 @@ package batch
 // uv2 reads an unsigned varint of one or two bytes at b[p:] and returns it
 // with the position after it, or -1 (then uvLong reads it). It inlines.
 func uv2(b []byte, p int) (uint64, int) {
-	if p+1 < len(b) {
+	if p < len(b) {
 		c := b[p]
 		if c < 0x80 {
 			return uint64(c), p + 1
 		}
-		if d := b[p+1]; d < 0x80 {
-			return uint64(c&0x7f) | uint64(d)<<7, p + 2
+		if p+1 < len(b) && b[p+1] < 0x80 {
+			return uint64(c&0x7f) | uint64(b[p+1])<<7, p + 2
 		}
 	}
 	return 0, -1
