@@ -39,6 +39,12 @@ import (
 )
 
 func main() {
+	if prof := os.Getenv("DRIVER_CPUPROFILE"); prof != "" {
+		pf, err := os.Create(prof)
+		if err == nil && pprof.StartCPUProfile(pf) == nil {
+			defer pprof.StopCPUProfile()
+		}
+	}
 	if len(os.Args) == 4 && os.Args[1] == "findings" {
 		if err := findingsLog(os.Args[2], os.Args[3]); err != nil {
 			fmt.Fprintln(os.Stderr, "driver:", err)
@@ -80,12 +86,6 @@ func main() {
 		os.Exit(2)
 	}
 	mode, path := os.Args[1], os.Args[2]
-	if prof := os.Getenv("DRIVER_CPUPROFILE"); prof != "" {
-		pf, err := os.Create(prof)
-		if err == nil && pprof.StartCPUProfile(pf) == nil {
-			defer pprof.StopCPUProfile()
-		}
-	}
 	start = time.Now()
 	passes, _ := strconv.Atoi(os.Getenv("DRIVER_PASSES"))
 	var n int64
