@@ -157,7 +157,7 @@ for c in gzip snappy lz4 zstd; do
     echo "  before ($before_drv):"; "$before_drv" codecdeep "$f" "$codec_rounds" 2>/dev/null | sed 1d
   fi
   codec=$(awk '/codec alone/ { for (i = 1; i <= NF; i++) if ($i == "MB/s") { print $(i-1); exit } }' "$out/codecdeep.txt")
-  deep=$(awk '/deep, one goroutine/ { for (i = 1; i <= NF; i++) if ($i == "MB/s") { print $(i-1); exit } }' "$out/codecdeep.txt")
+  deep=$(awk '/deep iteration:/ { for (i = 1; i <= NF; i++) if ($i == "MB/s") { print $(i-1); exit } }' "$out/codecdeep.txt")
   codec_rows+="| deep iteration, $c (realistic values) | $deep MB/s per CPU second | — | codec alone $codec MB/s per CPU second ($(ratio "$deep" "$codec")) |"$'\n'
 done
 

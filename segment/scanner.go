@@ -16,11 +16,6 @@ import (
 	"github.com/kseg/kseg/located"
 )
 
-var (
-	errEOF           = io.EOF
-	errUnexpectedEOF = io.ErrUnexpectedEOF
-)
-
 // BlockSize is how much the scanner reads per call: large enough that the
 // per-call cost vanishes next to the copy, small enough to stay in L2.
 const BlockSize = 1 << 20
@@ -73,18 +68,15 @@ type scanner struct {
 	err   error
 	done  bool
 	block int
-	ah    ahead
 }
 
 // reset points the scanner at a new source, keeping its buffer.
 func (s *scanner) reset(r io.ReaderAt, size int64, name string) {
-	s.settle()
-	buf, block, ah := s.buf, s.block, s.ah
+	buf, block := s.buf, s.block
 	if block == 0 {
 		block = BlockSize
 	}
-	ah.on = false
-	*s = scanner{r: r, name: name, end: size, buf: buf, block: block, ah: ah}
+	*s = scanner{r: r, name: name, end: size, buf: buf, block: block}
 	if size < 0 {
 		s.end, s.open = math.MaxInt64, true
 	}
@@ -102,9 +94,6 @@ func (s *scanner) window(off int64, n int) ([]byte, error) {
 	if off >= s.winStart && off+int64(n) <= s.winStart+int64(s.winLen) {
 		i := int(off - s.winStart)
 		return s.buf[i : i+n], nil
-	}
-	if s.ah.on {
-		return s.windowAhead(off, n)
 	}
 	want := s.block
 	if n > want {

@@ -143,7 +143,6 @@ func (s *Stream) OpenFile(path string, maxBytes int64) error {
 	}
 	s.Reset(Source{Name: path, R: f, Size: size})
 	s.closer = f
-	s.sc.enableAhead() // the stream owns the file: reads may run ahead
 	return nil
 }
 
@@ -185,7 +184,6 @@ func (s *Stream) Reset(src Source) {
 
 // Close closes the file OpenFile opened; a no-op for other sources.
 func (s *Stream) Close() error {
-	s.sc.settle()
 	if s.closer == nil {
 		return nil
 	}

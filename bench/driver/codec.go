@@ -207,32 +207,13 @@ func libPass(d libDecoder, ps [][]byte, buf *[]byte) (float64, float64, int64, e
 // deepPass is what every command's record loop runs: segment.Stream frames
 // the file (reading it in blocks), Batch.Records decompresses a batch and
 // BatchReader.Next decodes each record. Returns seconds and records.
-//
-// With ahead false the file is framed through a plain Source, so that
-// nothing runs on a second goroutine (the one-CPU path); with ahead true
-// through OpenFile, as the commands open segments (reads run ahead on
-// another goroutine when there is a second CPU).
-func deepPass(path string, ahead bool) (float64, float64, int64, error) {
+func deepPass(path string) (float64, float64, int64, error) {
 	t := startClock()
-	var st *segment.Stream
-	if ahead {
-		var err error
-		if st, err = segment.OpenFile(path, 0, segment.Options{}); err != nil {
-			return 0, 0, 0, err
-		}
-		defer st.Close()
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return 0, 0, 0, err
-		}
-		defer f.Close()
-		fi, err := f.Stat()
-		if err != nil {
-			return 0, 0, 0, err
-		}
-		st = segment.NewStream(segment.Source{Name: path, R: f, Size: fi.Size()}, segment.Options{})
+	st, err := segment.OpenFile(path, 0, segment.Options{})
+	if err != nil {
+		return 0, 0, 0, err
 	}
+	defer st.Close()
 	var rec batch.Record
 	var n int64
 	for st.Next() {
@@ -286,7 +267,7 @@ func codecDeep(path string, rounds int) error {
 		}
 	}
 	libs := make([]best, len(decs))
-	var deep, deepAhead best
+	var deep best
 	var outBytes, records int64
 	for r := 0; r < rounds; r++ {
 		for i, d := range decs {
@@ -297,16 +278,12 @@ func codecDeep(path string, rounds int) error {
 			outBytes = out
 			keep(&libs[i], r, wall, cpu)
 		}
-		wall, cpu, n, err := deepPass(path, false)
+		wall, cpu, n, err := deepPass(path)
 		if err != nil {
 			return err
 		}
 		records = n
 		keep(&deep, r, wall, cpu)
-		if wall, cpu, _, err = deepPass(path, true); err != nil {
-			return err
-		}
-		keep(&deepAhead, r, wall, cpu)
 	}
 	mbs := func(sec float64) float64 { return float64(size) / sec / 1e6 }
 	lib := 0
@@ -318,9 +295,7 @@ func codecDeep(path string, rounds int) error {
 	}
 	fmt.Printf("%s: %d bytes, %d batches, %d bytes decompressed, %d records, best of %d rounds\n", codec, size, len(ps), outBytes, records, rounds)
 	fmt.Printf("  codec alone (%s): %.1f MB/s per CPU second, %.1f MB/s wall\n", decs[lib].name, mbs(libs[lib].cpu), mbs(libs[lib].wall))
-	fmt.Printf("  deep, one goroutine:           %.1f MB/s per CPU second (ratio %.2f), %.1f MB/s wall (ratio %.2f)\n",
+	fmt.Printf("  deep iteration:                %.1f MB/s per CPU second (ratio %.2f), %.1f MB/s wall (ratio %.2f)\n",
 		mbs(deep.cpu), libs[lib].cpu/deep.cpu, mbs(deep.wall), libs[lib].wall/deep.wall)
-	fmt.Printf("  deep, reads ahead (OpenFile):  %.1f MB/s per CPU second (ratio %.2f), %.1f MB/s wall (ratio %.2f)\n",
-		mbs(deepAhead.cpu), libs[lib].cpu/deepAhead.cpu, mbs(deepAhead.wall), libs[lib].wall/deepAhead.wall)
 	return nil
 }
