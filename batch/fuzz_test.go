@@ -141,6 +141,17 @@ func FuzzRecords(f *testing.F) {
 			f.Add(b[HeaderSize:len(b)-5], int32(3))
 		}
 	}
+	{ // long varints (a 3-byte timestamp delta, a 2-byte key length) and headers, for the fast path
+		b := NewBuilder(CodecNone)
+		b.Append(0, bytes.Repeat([]byte("k"), 70), []byte("v"), []RecordHeader{{Key: []byte("h"), Value: bytes.Repeat([]byte("x"), 300)}})
+		b.Append(1<<20, nil, nil, nil)
+		b.Append(-5, []byte{}, bytes.Repeat([]byte("y"), 9000), []RecordHeader{{Key: []byte{}, Value: nil}})
+		raw, err := b.Build(nil, Header{ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}, nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw[HeaderSize:], int32(3))
+	}
 	f.Add([]byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x01}, int32(1))
 	f.Add([]byte{}, int32(-1))
 	f.Fuzz(func(t *testing.T, buf []byte, count int32) {

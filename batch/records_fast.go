@@ -73,27 +73,36 @@ func (r *RecordReader) fast(rec *Record) bool {
 		}
 	}
 	rec.OffsetDelta = zz32(u)
-	for f := 0; f < 2; f++ { // key, value: negative length is null
-		q = p
-		if u, p = uv2(body, q); p < 0 {
-			if u, p = uvLong(body, q, 4); p < 0 {
-				return false
-			}
-		}
-		var v []byte
-		if l := int(zz32(u)); l >= 0 {
-			if l > len(body)-p {
-				return false
-			}
-			v = body[p : p+l : p+l]
-			p += l
-		}
-		if f == 0 {
-			rec.Key = v
-		} else {
-			rec.Value = v
+	// key, then value: a negative length is null
+	q = p
+	if u, p = uv2(body, q); p < 0 {
+		if u, p = uvLong(body, q, 4); p < 0 {
+			return false
 		}
 	}
+	var key []byte
+	if l := int(zz32(u)); l >= 0 {
+		if l > len(body)-p {
+			return false
+		}
+		key = body[p : p+l : p+l]
+		p += l
+	}
+	q = p
+	if u, p = uv2(body, q); p < 0 {
+		if u, p = uvLong(body, q, 4); p < 0 {
+			return false
+		}
+	}
+	var value []byte
+	if l := int(zz32(u)); l >= 0 {
+		if l > len(body)-p {
+			return false
+		}
+		value = body[p : p+l : p+l]
+		p += l
+	}
+	rec.Key, rec.Value = key, value
 	q = p
 	if u, p = uv2(body, q); p < 0 {
 		if u, p = uvLong(body, q, 4); p < 0 {
@@ -103,6 +112,16 @@ func (r *RecordReader) fast(rec *Record) bool {
 	hc := int(zz32(u))
 	if hc < 0 || hc > len(body)-p {
 		return false
+	}
+	if hc == 0 { // nearly always: no headers, and nothing to reset
+		if p != len(body) {
+			return false
+		}
+		rec.Headers = r.headers[:0]
+		rec.Size = size
+		r.pos += size
+		r.remaining--
+		return true
 	}
 	r.headers = r.headers[:0]
 	for i := 0; i < hc; i++ {
