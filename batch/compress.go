@@ -111,9 +111,6 @@ func (d *Decompressor) gunzip(src []byte) error {
 	return d.readAll(d.gz)
 }
 
-// unzstd decodes the whole payload at once into the reused output buffer
-// (DecodeAll on a synchronous decoder), which skips the streaming
-// decoder's per-batch block copies; the decoder stops at the cap.
 func (d *Decompressor) unzstd(src []byte) error {
 	if d.zstd == nil {
 		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
@@ -123,15 +120,16 @@ func (d *Decompressor) unzstd(src []byte) error {
 		}
 		d.zstd = dec
 	}
-	out, err := d.zstd.DecodeAll(src, d.out[:0])
-	if errors.Is(err, zstd.ErrDecoderSizeExceeded) || len(out) > d.limit() {
-		return d.tooLarge()
-	}
-	if err != nil {
+	d.src.Reset(src)
+	if err := d.zstd.Reset(&d.src); err != nil {
 		return err
 	}
-	d.out = out
-	return nil
+	// The decoder's own cap (WithDecoderMaxMemory) is the same limit.
+	err := d.readAll(d.zstd)
+	if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+		return d.tooLarge()
+	}
+	return err
 }
 
 var xerialMagic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
