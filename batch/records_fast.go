@@ -42,7 +42,8 @@ func uvLong(b []byte, p, max int) (uint64, int) {
 func zz32(u uint64) int32 { v := uint32(u); return int32(v>>1) ^ -int32(v&1) }
 
 // fast decodes the record at r.pos into rec and advances, or returns false
-// having changed nothing but rec.
+// having changed nothing but rec and the reused header slice (both of which
+// the careful path sets again).
 func (r *RecordReader) fast(rec *Record) bool {
 	b := r.buf[r.pos:]
 	u, p := uv2(b, 0)
