@@ -204,6 +204,29 @@ func libPass(d libDecoder, ps [][]byte, buf *[]byte) (float64, float64, int64, e
 	return wall, cpu, out, nil
 }
 
+// streamPass reads, frames and decompresses every batch through the stream
+// (Batch.Decompress), decoding no record: deep iteration less the records.
+func streamPass(path string) (float64, float64, error) {
+	t := startClock()
+	st, err := segment.OpenFile(path, 0, segment.Options{})
+	if err != nil {
+		return 0, 0, err
+	}
+	defer st.Close()
+	for st.Next() {
+		if b := st.Batch(); !b.IsLegacy() {
+			if _, err := b.Decompress(); err != nil {
+				return 0, 0, err
+			}
+		}
+	}
+	if err := st.Err(); err != nil {
+		return 0, 0, err
+	}
+	wall, cpu := t.stop()
+	return wall, cpu, nil
+}
+
 // deepPass is what every command's record loop runs: segment.Stream frames
 // the file (reading it in blocks), Batch.Records decompresses a batch and
 // BatchReader.Next decodes each record. Returns seconds and records.
@@ -267,7 +290,7 @@ func codecDeep(path string, rounds int) error {
 		}
 	}
 	libs := make([]best, len(decs))
-	var deep best
+	var deep, stream best
 	var outBytes, records int64
 	for r := 0; r < rounds; r++ {
 		for i, d := range decs {
@@ -284,6 +307,10 @@ func codecDeep(path string, rounds int) error {
 		}
 		records = n
 		keep(&deep, r, wall, cpu)
+		if wall, cpu, err = streamPass(path); err != nil {
+			return err
+		}
+		keep(&stream, r, wall, cpu)
 	}
 	mbs := func(sec float64) float64 { return float64(size) / sec / 1e6 }
 	lib := 0
@@ -297,5 +324,7 @@ func codecDeep(path string, rounds int) error {
 	fmt.Printf("  codec alone (%s): %.1f MB/s per CPU second, %.1f MB/s wall\n", decs[lib].name, mbs(libs[lib].cpu), mbs(libs[lib].wall))
 	fmt.Printf("  deep iteration:                %.1f MB/s per CPU second (ratio %.2f), %.1f MB/s wall (ratio %.2f)\n",
 		mbs(deep.cpu), libs[lib].cpu/deep.cpu, mbs(deep.wall), libs[lib].wall/deep.wall)
+	fmt.Printf("  read+frame+decompress, no records: %.1f MB/s per CPU second (ratio %.2f); deep / this: %.2f\n",
+		mbs(stream.cpu), libs[lib].cpu/stream.cpu, stream.cpu/deep.cpu)
 	return nil
 }
