@@ -130,7 +130,12 @@ func (d *Decompressor) unzstd(src []byte) error {
 	if err := d.zstd.Reset(&d.src); err != nil {
 		return err
 	}
-	return d.readAll(d.zstd)
+	// The decoder's own cap (WithDecoderMaxMemory) is the same limit.
+	err := d.readAll(d.zstd)
+	if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+		return d.tooLarge()
+	}
+	return err
 }
 
 var xerialMagic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
+	"reflect"
 	"strings"
 	"testing"
 	"unsafe"
@@ -139,13 +141,52 @@ func FuzzRecords(f *testing.F) {
 			f.Add(b[HeaderSize:len(b)-5], int32(3))
 		}
 	}
+	{ // long varints (a 3-byte timestamp delta, a 2-byte key length) and headers, for the fast path
+		b := NewBuilder(CodecNone)
+		b.Append(0, bytes.Repeat([]byte("k"), 70), []byte("v"), []RecordHeader{{Key: []byte("h"), Value: bytes.Repeat([]byte("x"), 300)}})
+		b.Append(1<<20, nil, nil, nil)
+		b.Append(-5, []byte{}, bytes.Repeat([]byte("y"), 9000), []RecordHeader{{Key: []byte{}, Value: nil}})
+		raw, err := b.Build(nil, Header{ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}, nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw[HeaderSize:], int32(3))
+	}
 	f.Add([]byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x01}, int32(1))
 	f.Add([]byte{}, int32(-1))
 	f.Fuzz(func(t *testing.T, buf []byte, count int32) {
 		var rr RecordReader
 		rr.Reset(buf, count, 0)
 		checkRecords(t, &rr, buf, count)
+		sameAsCareful(t, buf, count)
 	})
+}
+
+// sameAsCareful decodes buf with the fast path and with the careful path
+// alone: every record, error (and its position) and Leftover must agree.
+func sameAsCareful(t *testing.T, buf []byte, count int32) {
+	t.Helper()
+	var fast, careful RecordReader
+	careful.careful = true
+	fast.Reset(buf, count, 0)
+	careful.Reset(buf, count, 0)
+	var a, b Record
+	for i := 0; ; i++ {
+		okA, errA := fast.Next(&a)
+		okB, errB := careful.Next(&b)
+		if okA != okB || fmt.Sprint(errA) != fmt.Sprint(errB) {
+			t.Fatalf("record %d: fast (%v, %v), careful (%v, %v)", i, okA, errA, okB, errB)
+		}
+		if !okA || errA != nil {
+			break
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("record %d: fast %+v, careful %+v", i, a, b)
+		}
+	}
+	if fast.Leftover() != careful.Leftover() {
+		t.Fatalf("Leftover: fast %d, careful %d", fast.Leftover(), careful.Leftover())
+	}
 }
 
 // FuzzBatchReader: any full batch, compressed or not, opens and iterates
@@ -276,8 +317,8 @@ func TestDecompressorRoundTrip(t *testing.T) {
 			}
 		}
 		small := Decompressor{Max: len(plain) - 1}
-		if out, err := small.Decompress(codec, comp, 2); err == nil {
-			t.Errorf("%v: %d bytes came back under a %d-byte cap", codec, len(out), small.Max)
+		if out, err := small.Decompress(codec, comp, 2); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("%v: %d bytes came back under a %d-byte cap, error %v (want ErrTooLarge)", codec, len(out), small.Max, err)
 		}
 	}
 }

@@ -45,6 +45,9 @@ func (br *BatchReader) Open(b []byte, h *Header) error {
 // payload (61): positions in the decompressed records are not batch bytes,
 // so the decompressed position goes into the message instead.
 func (br *BatchReader) Next(rec *Record) (bool, error) {
+	if br.rr.remaining > 0 && !br.rr.careful && br.rr.fast(rec) {
+		return true, nil
+	}
 	ok, err := br.rr.Next(rec)
 	if err != nil && br.compressed {
 		if fe, isFE := err.(*FormatError); isFE {

@@ -8,6 +8,9 @@
 #   KAFKA_LIB=/path/to/kafka/libs bench/run.sh   # default: the repo's oracle/lib (oracle_fetch, needs mvn)
 #   KSEG_BEFORE=/path/to/old/kseg bench/run.sh   # also time the CLI rows with an older binary, in the same run
 #   CODEC_MB=200 bench/run.sh    # MB of records in each realistic codec file
+#   CODEC_ROUNDS=10 bench/run.sh # interleaved rounds of codec alone / deep (best of each)
+#   DRIVER_BEFORE=/path/to/old/driver bench/run.sh  # also the codec rows with a driver built from older
+#                                # library code (copy today's bench/driver into the old tree to build it)
 #   MANY_PARTITIONS=1 MEMORY=1 bench/run.sh      # also 10,000 partitions, and peak RSS on 10 GB / 1M findings
 #
 # MB/s are 10^6 bytes per second of segment file. Needs /usr/bin/time (GNU).
@@ -38,6 +41,7 @@ go build -o "$out/kseg" .
 go build -o "$out/driver" ./bench/driver
 kseg="$out/kseg"; drv="$out/driver"
 before=${KSEG_BEFORE:-}
+before_drv=${DRIVER_BEFORE:-}
 [ -n "$before" ] && [ ! -x "$before" ] && { echo "KSEG_BEFORE=$before is not executable" >&2; exit 2; }
 
 # 1 GiB: 9.7M records of 100-byte values in 16 KiB batches (148 records each),
@@ -100,6 +104,8 @@ drv headers "$small"; hdr1k_mbs=$rate
 drv crcscan "$big"; crcscan_mbs=$rate
 drv crcmmap "$big"; crcmmap_mbs=$rate      # the CRC path without a copy: mmap (4 KiB page faults)
 drv crcmmappop "$big"                       # ... with MAP_POPULATE
+echo "-- what bounds the CRC scan, one run (bench/driver crcpath)"
+"$drv" crcpath "$big" 5 | sed 1d
 echo "CRC over reads / over mmap:     $(ratio "$crcscan_mbs" "$crcmmap_mbs")  (above 1: reads stay the better choice)"
 drv deep "$big"; deep_drv_mbs=$rate
 
@@ -134,7 +140,10 @@ else
 fi
 
 codec_mb=${CODEC_MB:-200}
+codec_rounds=${CODEC_ROUNDS:-10}
 echo "== per codec: kseg deep iteration vs the codec library alone ($codec_mb MB of records each: JSON-like events, text, random bytes)"
+echo "   (bench/driver codecdeep: the library's fastest API on preloaded payloads vs segment.Stream + Batch.Records + every record;"
+echo "    best of $codec_rounds interleaved rounds; CPU seconds of the process, then wall; target ratio >= 0.70)"
 codec_rows=
 for c in gzip snappy lz4 zstd; do
   f="$out/real-$c-$codec_mb/00000000000000000000.log"
@@ -143,11 +152,13 @@ for c in gzip snappy lz4 zstd; do
     "$drv" realistic "$c" "$f" "$codec_mb" >&2
   fi
   cat "$f" >/dev/null
-  codec=$("$drv" codec "$f" | awk '{print $4}')
-  deep=$("$drv" deep "$f" | awk '{print $4}')
-  printf "%-8s file %5.1f MiB  codec alone %8.1f MB/s  kseg deep %8.1f MB/s  ratio %s (target >= 0.70)\n" \
-    "$c" "$(awk -v b="$(stat -c %s "$f")" 'BEGIN { print b / 1048576 }')" "$codec" "$deep" "$(ratio "$deep" "$codec")"
-  codec_rows+="| deep iteration, $c (realistic values) | $deep MB/s | — | codec alone $codec MB/s ($(ratio "$deep" "$codec")) |"$'\n'
+  "$drv" codecdeep "$f" "$codec_rounds" 2>/dev/null | tee "$out/codecdeep.txt"
+  if [ -n "$before_drv" ]; then
+    echo "  before ($before_drv):"; "$before_drv" codecdeep "$f" "$codec_rounds" 2>/dev/null | sed 1d
+  fi
+  codec=$(awk '/codec alone/ { for (i = 1; i <= NF; i++) if ($i == "MB/s") { print $(i-1); exit } }' "$out/codecdeep.txt")
+  deep=$(awk '/deep iteration:/ { for (i = 1; i <= NF; i++) if ($i == "MB/s") { print $(i-1); exit } }' "$out/codecdeep.txt")
+  codec_rows+="| deep iteration, $c (realistic values) | $deep MB/s per CPU second | — | codec alone $codec MB/s per CPU second ($(ratio "$deep" "$codec")) |"$'\n'
 done
 
 if [ -d "$out/parts-10k" ] || [ -n "${MANY_PARTITIONS:-}" ]; then

@@ -9,6 +9,13 @@
 //	driver crcscan FILE  frame every batch and verify its CRC
 //	driver deep FILE     decompress and decode every record
 //	driver codec FILE    decompress every batch's payload only (the codec library alone)
+//	driver codecdeep FILE [ROUNDS]  the codec library alone (payloads preloaded, every
+//	                     API of the library that decodes Kafka's payloads, best one)
+//	                     and deep iteration (segment.Stream, Batch.Records, every
+//	                     record), interleaved ROUNDS times (5); best of each, ratio
+//	driver crcpath FILE [ROUNDS]  what bounds audit's CRC scan, in one run: CRC-32C
+//	                     in cache, over streamed memory, read(2)'s copy, read then
+//	                     CRC, and the scan itself, at 64 KiB, 256 KiB and 1 MiB reads
 //	driver crcmmap FILE  verify every batch's CRC over an mmap of the file (no copy), beside crcscan
 //	driver crcmmappop FILE  the same with MAP_POPULATE
 //	driver findings OUT N   write a log of N one-record batches with N-2 unmergeable sequence gaps
@@ -23,6 +30,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
+	"strconv"
 	"time"
 
 	"github.com/kseg/kseg/batch"
@@ -30,6 +39,12 @@ import (
 )
 
 func main() {
+	if prof := os.Getenv("DRIVER_CPUPROFILE"); prof != "" {
+		pf, err := os.Create(prof)
+		if err == nil && pprof.StartCPUProfile(pf) == nil {
+			defer pprof.StopCPUProfile()
+		}
+	}
 	if len(os.Args) == 4 && os.Args[1] == "findings" {
 		if err := findingsLog(os.Args[2], os.Args[3]); err != nil {
 			fmt.Fprintln(os.Stderr, "driver:", err)
@@ -44,13 +59,45 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) >= 3 && os.Args[1] == "crcpath" {
+		rounds := 5
+		if len(os.Args) == 4 {
+			rounds, _ = strconv.Atoi(os.Args[3])
+		}
+		if err := crcPath(os.Args[2], max(rounds, 1)); err != nil {
+			fmt.Fprintln(os.Stderr, "driver:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) >= 3 && os.Args[1] == "codecdeep" {
+		rounds := 5
+		if len(os.Args) == 4 {
+			rounds, _ = strconv.Atoi(os.Args[3])
+		}
+		if err := codecDeep(os.Args[2], max(rounds, 1)); err != nil {
+			fmt.Fprintln(os.Stderr, "driver:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) != 3 {
 		fmt.Fprintln(os.Stderr, "usage: driver read|crc|headers|crcscan|deep|codec FILE | realistic CODEC OUT MB")
 		os.Exit(2)
 	}
 	mode, path := os.Args[1], os.Args[2]
 	start = time.Now()
-	n, err := run(mode, path)
+	passes, _ := strconv.Atoi(os.Getenv("DRIVER_PASSES"))
+	var n int64
+	var err error
+	for range max(passes, 1) {
+		var m int64
+		m, err = run(mode, path)
+		n += m
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "driver:", err)
 		os.Exit(1)
