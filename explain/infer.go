@@ -318,42 +318,45 @@ func (p *Producer) infer(topicPartitions int) {
 		tEnd = max(tEnd, b.LastTs)
 	}
 	type run struct {
-		L     int64
-		cuts  []string
-		sizeN int
-		held  int
+		L, rtt int64
+		cuts   []string
+		sizeN  int
+		held   int
 	}
-	replays := func(hold bool) (runs []run, best int) {
+	Ls := lingerCandidates(data, tEnd)
+	replays := func(rtts []int64) (runs []run, best int) {
 		best = math.MaxInt
-		for _, L := range lingerCandidates(data, tEnd) {
-			cuts := make([]string, len(data))
-			v, held := replay(parts, cand, L, tEnd, cuts, hold)
-			if v > best {
-				continue
-			}
-			if v < best {
-				best, runs = v, runs[:0]
-			}
-			n := 0
-			for _, c := range cuts {
-				if c == CutSize {
-					n++
+		for _, L := range Ls {
+			for _, rtt := range rtts {
+				cuts := make([]string, len(data))
+				v, held := replay(parts, cand, L, tEnd, cuts, rtt)
+				if v > best {
+					continue
 				}
+				if v < best {
+					best, runs = v, runs[:0]
+				}
+				n := 0
+				for _, c := range cuts {
+					if c == CutSize {
+						n++
+					}
+				}
+				runs = append(runs, run{L, rtt, cuts, n, held})
 			}
-			runs = append(runs, run{L, cuts, n, held})
 		}
 		return runs, best
 	}
-	runs, best := replays(false)
+	runs, best := replays([]int64{0})
 	// Batches with records after they were due are a late sender (a busy
 	// or cold thread) or a busy node: max.in.flight requests unanswered
-	// hold the drain until a response comes. The replays that may hold
-	// drains (on one consistent round trip) are the stories when they
-	// contradict the log less; the smallest linger.ms among them needs no
-	// other cause: each batch was taken when the node was free again.
+	// hold the drain until a response comes. The replays with a round
+	// trip are the stories when they contradict the log less; the
+	// smallest linger.ms among them needs no other cause: each batch was
+	// taken when the node was free again.
 	busy := false
 	if best > 0 {
-		if hr, hb := replays(true); hb < best {
+		if hr, hb := replays(rttCandidates(data, tEnd, len(Ls))); hb < best {
 			runs, best, busy = hr, hb, true
 		}
 	}

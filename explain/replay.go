@@ -10,16 +10,17 @@ import (
 // value, as PRODUCER-MODEL.md §3.4–3.6 has it with every partition led by
 // one broker: the earliest event — a size cut (the next record arrived,
 // within the linger window, and did not fit: the new batch makes the old
-// one ready) or a linger expiry (first record + linger.ms) — drains the
-// head batch of every partition that has one; the producer's close, at its
-// last record, drains the rest. A drain whose batches took records after
-// the event is held (the node had max.in.flight.requests.per.connection
-// requests unanswered) until their last record, when it takes every head
-// begun by then, if that contradicts the log less. It returns each batch's
-// cut, how many batches the log contradicts (records after the batch was
-// drained, or a next record that came before it yet is not in it) and how
-// many drains were held.
-func replay(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string, hold bool) (violations, blocked int) {
+// one ready), a linger expiry (first record + linger.ms) or the producer's
+// close at its last record — drains the head batch of every partition
+// that has one, and the sender goes round again while a head is sendable.
+// With rtt > 0 the node answers each request rtt ms after it was sent and
+// takes at most inFlight unanswered ones
+// (max.in.flight.requests.per.connection): a drain waits for the response
+// that frees a slot, and a batch that filled up meanwhile is cut by size.
+// It returns each batch's cut, how many batches the log contradicts
+// (records after the batch was drained, or a next record that came before
+// it yet is not in it) and how many drains waited for a response.
+func replay(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string, rtt int64) (violations, blocked int) {
 	cur := make([]int, len(parts))
 	own := func(b *Batch) (int64, string) {
 		d, why := b.FirstTs+L, CutLinger
@@ -28,58 +29,8 @@ func replay(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string
 		}
 		return d, why
 	}
-	// drain takes, at T, the head batch of partition k and of every
-	// partition whose head has started; it returns how many of them the
-	// log contradicts and the last record time among them.
-	drain := func(k int, T int64, apply, held bool) (v int, last, nextAt int64) {
-		last, nextAt = T, math.MaxInt64
-		for p, bs := range parts {
-			if cur[p] >= len(bs) {
-				continue
-			}
-			b := bs[cur[p]]
-			if p != k && (b.FirstTs > T || b.FirstTs == T && b.LastTs > T) {
-				// not started: not in the deque yet (in the event's
-				// millisecond it may have started just after the drain)
-				continue
-			}
-			d, why := own(b)
-			switch {
-			case held && cand[b] && b.succ != nil && (b.succ.first.ts < T || b.succ.first.ts == T && cand[b.succ]):
-				// Full while the drain was held: a full batch is sendable
-				// before an expired one. A successor begun in the drain's
-				// millisecond counts only when it filled up in turn (a
-				// run of full batches queued behind a busy node).
-				why = CutSize
-			case d > T:
-				why = CutDrain
-			}
-			if b.LastTs > T || why != CutSize && b.next != nil && b.next.first.ts < T {
-				v++
-			}
-			last = max(last, b.LastTs)
-			if why != CutSize && b.next != nil {
-				nextAt = min(nextAt, b.next.first.ts)
-			}
-			if apply {
-				cuts[b.idx] = why
-				cur[p]++
-			}
-		}
-		return v, last, nextAt
-	}
-	floor := int64(math.MinInt64) // the last drain held up by a busy node
-	// A held drain needs inFlight requests unanswered: it implies a round
-	// trip of at least its time less that of the inFlight-th drain before
-	// it; a drain not held implies one of at most that. One round trip
-	// must fit them all, or the holds are contradictions.
 	var drains []int64
-	rttLo, rttHi := int64(0), int64(math.MaxInt64)
-	settle := func() {
-		if blocked > 0 && rttLo > rttHi+rttSlackMs {
-			violations += blocked
-		}
-	}
+	last := int64(math.MinInt64)
 	for {
 		T, k := int64(math.MaxInt64), -1
 		for p, bs := range parts {
@@ -90,73 +41,62 @@ func replay(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string
 			}
 		}
 		if k < 0 {
-			settle()
 			return violations, blocked
 		}
-		T = max(T, floor)
+		// The close makes every batch sendable; drains never go back.
+		T = max(min(T, tEnd), last)
 		held := false
-		if hold && T < tEnd {
-			// Records after the batch was due: the node may have been
-			// busy (max.in.flight.requests.per.connection requests
-			// unanswered), holding the drain until the next response.
-			// The held drain takes every head started by then.
-			if v, last, _ := drain(k, T, false, false); v > 0 && last > T && len(drains) >= inFlight {
-				U := last
-				for {
-					_, l, _ := drain(k, U, false, true)
-					if l <= U {
-						break
-					}
-					U = l
-				}
-				if vU, _, _ := drain(k, U, false, true); vU < v {
-					rttLo = max(rttLo, U-drains[len(drains)-inFlight])
-					T, floor, held = U, U, true
-					blocked++
-				}
+		if rtt > 0 && len(drains) >= inFlight {
+			if free := drains[len(drains)-inFlight] + rtt; free > T {
+				T, held = free, true
+				blocked++
 			}
 		}
-		if T >= tEnd {
-			// The producer's close comes after its last record: every
-			// batch still queued is drained, each head in turn.
-			for p, bs := range parts {
-				for _, b := range bs[cur[p]:] {
-					d, why := own(b)
-					switch {
-					case why == CutSize && d <= tEnd:
-					case b.next != nil:
-						why = CutUnknown // a queued batch that is not full has no successor
-						violations++
-					case b.FirstTs+L <= tEnd:
-						why = CutLinger
-					default:
-						why = CutFlush
-					}
-					cuts[b.idx] = why
-				}
+		closed := T >= tEnd
+		for p, bs := range parts {
+			if cur[p] >= len(bs) {
+				continue
 			}
-			settle()
-			return violations, blocked
-		}
-		v, _, nextAt := drain(k, T, true, held)
-		violations += v
-		if hold && len(drains) >= inFlight && nextAt < math.MaxInt64 {
-			// held or not, the drain came before a next record of its
-			// partitions went into a new batch
-			rttHi = min(rttHi, nextAt-drains[len(drains)-inFlight])
+			b := bs[cur[p]]
+			if p != k && !closed && (b.FirstTs > T || b.FirstTs == T && b.LastTs > T) {
+				// not started: not in the deque yet (in the event's
+				// millisecond it may have started just after the drain)
+				continue
+			}
+			d, why := own(b)
+			full := cand[b] && b.succ != nil && (b.succ.first.ts < T ||
+				b.succ.first.ts == T && (why == CutSize && d == T || held && cand[b.succ]))
+			// A successor begun in a held drain's millisecond counts only
+			// when it filled up in turn (a run of full batches queued
+			// behind a busy node).
+			switch {
+			case full:
+				why = CutSize
+			case b.FirstTs+L <= T:
+				why = CutLinger
+			case closed:
+				why = CutFlush
+			default:
+				why = CutDrain
+			}
+			if b.LastTs > T || why != CutSize && b.next != nil && (b.next.first.ts < T || closed) {
+				v := 1
+				if closed && b.LastTs <= T {
+					why = CutUnknown // a queued batch that is not full has no successor
+				}
+				violations += v
+			}
+			cuts[b.idx] = why
+			cur[p]++
 		}
 		drains = append(drains, T)
+		last = T
 	}
 }
 
 // inFlight is max.in.flight.requests.per.connection as the replay
 // assumes it: the default, and the most idempotence allows.
 const inFlight = 5
-
-// rttSlackMs: the replay's drain times are lower bounds (a drain held with
-// no record to show it looks prompt) on millisecond timestamps, so the
-// round trips the holds imply may disagree by this much.
-const rttSlackMs = 5
 
 // lingerCandidates are the linger.ms values worth replaying: every value
 // up to 100 ms, then the spans and gaps the log holds (where the replay
@@ -209,6 +149,25 @@ func lingerCandidates(data []*Batch, tEnd int64) []int64 {
 			keep = append(keep, rest[i*(len(rest)-1)/max(1, room-1)])
 		}
 		out = slices.Compact(keep)
+	}
+	return out
+}
+
+// rttCandidates are the round trips worth replaying a busy node with:
+// every whole millisecond up to the log's span (at most 100 ms), fewer on
+// large logs so that the replays stay near 40 million batch steps.
+func rttCandidates(data []*Batch, tEnd int64, nL int) []int64 {
+	t0 := tEnd
+	for _, b := range data {
+		t0 = min(t0, b.FirstTs)
+	}
+	n := min(100, tEnd-t0)
+	if room := int64(40000000 / max(1, nL*len(data))); n > room {
+		n = max(1, room)
+	}
+	out := make([]int64, 0, n)
+	for r := int64(1); r <= n; r++ {
+		out = append(out, r)
 	}
 	return out
 }
