@@ -19,8 +19,9 @@ import (
 // that frees a slot, and a batch that filled up meanwhile is cut by size.
 // It returns each batch's cut, how many batches the log contradicts
 // (records after the batch was drained, or a next record that came before
-// it yet is not in it) and how many drains waited for a response.
-func replay(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string, rtt int64) (violations, blocked int) {
+// it yet is not in it) and how many drains waited for a response; once
+// the contradictions exceed limit it stops (and the cuts are incomplete).
+func replay(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string, rtt int64, limit int) (violations, blocked int) {
 	cur := make([]int, len(parts))
 	own := func(b *Batch) (int64, string) {
 		d, why := b.FirstTs+L, CutLinger
@@ -80,14 +81,16 @@ func replay(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string
 				why = CutDrain
 			}
 			if b.LastTs > T || why != CutSize && b.next != nil && (b.next.first.ts < T || closed) {
-				v := 1
 				if closed && b.LastTs <= T {
 					why = CutUnknown // a queued batch that is not full has no successor
 				}
-				violations += v
+				violations++
 			}
 			cuts[b.idx] = why
 			cur[p]++
+		}
+		if violations > limit {
+			return violations, blocked // worse than a story already found
 		}
 		drains = append(drains, T)
 		last = T
@@ -101,7 +104,7 @@ const inFlight = 5
 // lingerCandidates are the linger.ms values worth replaying: every value
 // up to 100 ms, then the spans and gaps the log holds (where the replay
 // can change), and one value beyond every gap (no linger cut at all).
-func lingerCandidates(data []*Batch, tEnd int64) []int64 {
+func lingerCandidates(data []*Batch, tEnd int64, steps int) []int64 {
 	set := map[int64]bool{}
 	var top int64
 	add := func(x int64) {
@@ -129,11 +132,8 @@ func lingerCandidates(data []*Batch, tEnd int64) []int64 {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	// Each candidate is one replay over every batch: keep the work near
-	// 4 million batch steps on large logs.
-	budget := 800
-	if n := len(data); n > 5000 {
-		budget = max(60, 4000000/n)
-	}
+	// steps batch steps on large logs.
+	budget := min(800, max(60, steps/max(1, len(data))))
 	if len(out) > budget {
 		small := int64(min(100, budget/3))
 		var keep, rest []int64
@@ -154,20 +154,164 @@ func lingerCandidates(data []*Batch, tEnd int64) []int64 {
 }
 
 // rttCandidates are the round trips worth replaying a busy node with:
-// every whole millisecond up to the log's span (at most 100 ms), fewer on
-// large logs so that the replays stay near 40 million batch steps.
-func rttCandidates(data []*Batch, tEnd int64, nL int) []int64 {
+// every whole millisecond up to the log's span, at most 100 ms, and on a
+// large log no more than a pass of replays can try with 60 linger.ms
+// values.
+func rttCandidates(data []*Batch, tEnd int64) []int64 {
 	t0 := tEnd
 	for _, b := range data {
 		t0 = min(t0, b.FirstTs)
 	}
-	n := min(100, tEnd-t0)
-	if room := int64(40000000 / max(1, nL*len(data))); n > room {
-		n = max(1, room)
-	}
-	out := make([]int64, 0, n)
+	n := min(100, tEnd-t0, int64(max(10, replaySteps/(60*max(1, len(data))))))
+	out := make([]int64, 0, max(0, n))
 	for r := int64(1); r <= n; r++ {
 		out = append(out, r)
 	}
 	return out
+}
+
+// replaySteps bounds one pass of replays on a large log: replays times
+// batches.
+const replaySteps = 4000000
+
+// replayJitter is replay with a busy node whose round trips vary: a drain
+// whose batches took records after it was due (the node had inFlight
+// requests unanswered) is held until their last record, when it takes
+// every head begun by then, if that contradicts the log less. A held
+// drain implies a round trip of at least its time less that of the
+// inFlight-th drain before it; a drain not held, one of at most the time
+// until a next record of its partitions. One round trip must fit them
+// all, or the holds count as contradictions. It returns what replay does
+// and stops as it does.
+func replayJitter(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string, limit int) (violations, blocked int) {
+	cur := make([]int, len(parts))
+	own := func(b *Batch) (int64, string) {
+		d, why := b.FirstTs+L, CutLinger
+		if cand[b] && b.succ != nil && b.succ.first.ts < d {
+			d, why = b.succ.first.ts, CutSize
+		}
+		return d, why
+	}
+	// drain takes, at T, the head batch of partition k and of every
+	// partition whose head has started; it returns how many of them the
+	// log contradicts and the last record time among them.
+	drain := func(k int, T int64, apply, held bool) (v int, last, nextAt int64) {
+		last, nextAt = T, math.MaxInt64
+		for p, bs := range parts {
+			if cur[p] >= len(bs) {
+				continue
+			}
+			b := bs[cur[p]]
+			if p != k && (b.FirstTs > T || b.FirstTs == T && b.LastTs > T) {
+				// not started: not in the deque yet (in the event's
+				// millisecond it may have started just after the drain)
+				continue
+			}
+			d, why := own(b)
+			switch {
+			case held && cand[b] && b.succ != nil && (b.succ.first.ts < T || b.succ.first.ts == T && cand[b.succ]):
+				// Full while the drain was held: a full batch is sendable
+				// before an expired one. A successor begun in the drain's
+				// millisecond counts only when it filled up in turn (a
+				// run of full batches queued behind a busy node).
+				why = CutSize
+			case d > T:
+				why = CutDrain
+			}
+			if b.LastTs > T || why != CutSize && b.next != nil && b.next.first.ts < T {
+				v++
+			}
+			last = max(last, b.LastTs)
+			if why != CutSize && b.next != nil {
+				nextAt = min(nextAt, b.next.first.ts)
+			}
+			if apply {
+				cuts[b.idx] = why
+				cur[p]++
+			}
+		}
+		return v, last, nextAt
+	}
+	floor := int64(math.MinInt64) // the last drain held up by a busy node
+	// A held drain needs inFlight requests unanswered: it implies a round
+	// trip of at least its time less that of the inFlight-th drain before
+	// it; a drain not held implies one of at most that. One round trip
+	// must fit them all, or the holds are contradictions.
+	var drains []int64
+	rttLo, rttHi := int64(0), int64(math.MaxInt64)
+	settle := func() {
+		if blocked > 0 && rttLo > rttHi {
+			violations += blocked
+		}
+	}
+	for {
+		T, k := int64(math.MaxInt64), -1
+		for p, bs := range parts {
+			if cur[p] < len(bs) {
+				if d, _ := own(bs[cur[p]]); d < T {
+					T, k = d, p
+				}
+			}
+		}
+		if k < 0 {
+			settle()
+			return violations, blocked
+		}
+		T = max(T, floor)
+		held := false
+		if T < tEnd {
+			// Records after the batch was due: the node may have been
+			// busy (max.in.flight.requests.per.connection requests
+			// unanswered), holding the drain until the next response.
+			// The held drain takes every head started by then.
+			if v, last, _ := drain(k, T, false, false); v > 0 && last > T && len(drains) >= inFlight {
+				U := last
+				for {
+					_, l, _ := drain(k, U, false, true)
+					if l <= U {
+						break
+					}
+					U = l
+				}
+				if vU, _, _ := drain(k, U, false, true); vU < v {
+					rttLo = max(rttLo, U-drains[len(drains)-inFlight])
+					T, floor, held = U, U, true
+					blocked++
+				}
+			}
+		}
+		if T >= tEnd {
+			// The producer's close comes after its last record: every
+			// batch still queued is drained, each head in turn.
+			for p, bs := range parts {
+				for _, b := range bs[cur[p]:] {
+					d, why := own(b)
+					switch {
+					case why == CutSize && d <= tEnd:
+					case b.next != nil:
+						why = CutUnknown // a queued batch that is not full has no successor
+						violations++
+					case b.FirstTs+L <= tEnd:
+						why = CutLinger
+					default:
+						why = CutFlush
+					}
+					cuts[b.idx] = why
+				}
+			}
+			settle()
+			return violations, blocked
+		}
+		v, _, nextAt := drain(k, T, true, held)
+		violations += v
+		if violations > limit {
+			return violations, blocked
+		}
+		if len(drains) >= inFlight && nextAt < math.MaxInt64 {
+			// held or not, the drain came before a next record of its
+			// partitions went into a new batch
+			rttHi = min(rttHi, nextAt-drains[len(drains)-inFlight])
+		}
+		drains = append(drains, T)
+	}
 }

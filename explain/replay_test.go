@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -22,7 +23,7 @@ func TestReplayBackwardTimestamps(t *testing.T) {
 	cand := map[*Batch]bool{a: true}
 	cuts := make([]string, 2)
 	done := make(chan int, 1)
-	go func() { v, _ := replay([][]*Batch{{a, b}}, cand, 5, 100, cuts, 9); done <- v }()
+	go func() { v, _ := replay([][]*Batch{{a, b}}, cand, 5, 100, cuts, 9, math.MaxInt); done <- v }()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
@@ -100,10 +101,10 @@ func TestReplayHoldsBusyNode(t *testing.T) {
 	spans := [][2]int64{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 9}, {10, 10}, {11, 11}, {12, 12}, {13, 13}, {14, 18}, {19, 19}}
 	bs := chain(spans...)
 	cuts := make([]string, len(bs))
-	if v, held := replay([][]*Batch{bs}, nil, 0, 19, cuts, 0); v == 0 || held != 0 {
+	if v, held := replay([][]*Batch{bs}, nil, 0, 19, cuts, 0, math.MaxInt); v == 0 || held != 0 {
 		t.Errorf("no busy node: %d contradictions, %d held; want some and none", v, held)
 	}
-	v, held := replay([][]*Batch{bs}, nil, 0, 19, cuts, 9)
+	v, held := replay([][]*Batch{bs}, nil, 0, 19, cuts, 9, math.MaxInt)
 	if v != 0 || held != 2 {
 		t.Errorf("round trip 9 ms: %d contradictions, %d held; want 0 and 2", v, held)
 	}
@@ -113,7 +114,7 @@ func TestReplayHoldsBusyNode(t *testing.T) {
 		}
 	}
 	for _, rtt := range []int64{5, 14} {
-		if v, _ := replay([][]*Batch{bs}, nil, 0, 19, cuts, rtt); v == 0 {
+		if v, _ := replay([][]*Batch{bs}, nil, 0, 19, cuts, rtt, math.MaxInt); v == 0 {
 			t.Errorf("round trip %d ms: no contradiction", rtt)
 		}
 	}
@@ -122,8 +123,32 @@ func TestReplayHoldsBusyNode(t *testing.T) {
 	spans[11] = [2]int64{50, 50}
 	bs = chain(spans...)
 	for rtt := int64(1); rtt <= 50; rtt++ {
-		if v, _ := replay([][]*Batch{bs}, nil, 0, 50, cuts, rtt); v == 0 {
+		if v, _ := replay([][]*Batch{bs}, nil, 0, 50, cuts, rtt, math.MaxInt); v == 0 {
 			t.Errorf("inconsistent holds: round trip %d ms explains them", rtt)
 		}
+	}
+}
+
+// With round trips that vary the same log is held drain by drain; holds
+// that need round trips of 9 and 40 ms, while a drain not held shows one
+// of at most 5 ms, are no busy node: they stay contradictions.
+func TestReplayJitterHoldsBusyNode(t *testing.T) {
+	spans := [][2]int64{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 9}, {10, 10}, {11, 11}, {12, 12}, {13, 13}, {14, 18}, {19, 19}}
+	bs := chain(spans...)
+	cuts := make([]string, len(bs))
+	v, held := replayJitter([][]*Batch{bs}, nil, 0, 19, cuts, math.MaxInt)
+	if v != 0 || held != 2 {
+		t.Errorf("holding: %d contradictions, %d held; want 0 and 2", v, held)
+	}
+	for i, c := range cuts {
+		if c != CutLinger {
+			t.Errorf("batch %d: cut %s, want linger", i, c)
+		}
+	}
+	spans[10] = [2]int64{14, 49}
+	spans[11] = [2]int64{50, 50}
+	bs = chain(spans...)
+	if v, held := replayJitter([][]*Batch{bs}, nil, 0, 50, cuts, math.MaxInt); v < held || held == 0 {
+		t.Errorf("inconsistent holds: %d contradictions, %d held; want the holds counted", v, held)
 	}
 }
