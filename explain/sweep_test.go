@@ -191,8 +191,11 @@ func TestSweepAgainstModel(t *testing.T) {
 	// With its default RTT of 9 ms five requests stay in flight at send
 	// intervals of 1 ms and less, and drains wait for responses: 95.27% of
 	// 6830 and one linger.ms interval missed, until the replay learned to
-	// hold drains for a busy node (98.73%, none missed). The floor guards
-	// against regressions below that.
+	// hold drains for a busy node (98.73%, none missed), and then to replay
+	// it with one round trip for every request (99.14%, 6771 of 6830, none
+	// missed; 23 of the 59 others are the open last batches of runs sent in
+	// one millisecond, linger or flush as linger.ms, which the log does not
+	// bound, says). The floor is the target.
 	if pct < minAgreement {
 		t.Errorf("agreement %.2f%% < %.1f%%", pct, minAgreement)
 	}
