@@ -17,6 +17,7 @@ import (
 // takes at most inFlight unanswered ones
 // (max.in.flight.requests.per.connection): a drain waits for the response
 // that frees a slot, and a batch that filled up meanwhile is cut by size.
+// Batches begun and due in one millisecond count as one request each.
 // It returns each batch's cut, how many batches the log contradicts
 // (records after the batch was drained, or a next record that came before
 // it yet is not in it) and how many drains waited for a response; once
@@ -54,6 +55,7 @@ func replay(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string
 			}
 		}
 		closed := T >= tEnd
+		extra := 0
 		for p, bs := range parts {
 			if cur[p] >= len(bs) {
 				continue
@@ -88,11 +90,20 @@ func replay(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string
 			}
 			cuts[b.idx] = why
 			cur[p]++
+			if p != k && b.FirstTs == T && d <= T && !closed {
+				// Begun and due in the drain's millisecond: the sender
+				// took it when it came, in a request of its own (at
+				// linger.ms=0 every batch goes as soon as it is made).
+				extra++
+			}
 		}
 		if violations > limit {
 			return violations, blocked // worse than a story already found
 		}
 		drains = append(drains, T)
+		for ; extra > 0; extra-- {
+			drains = append(drains, T)
+		}
 		last = T
 	}
 }

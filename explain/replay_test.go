@@ -152,3 +152,30 @@ func TestReplayJitterHoldsBusyNode(t *testing.T) {
 		t.Errorf("inconsistent holds: %d contradictions, %d held; want the holds counted", v, held)
 	}
 }
+
+// At linger.ms=0 each batch goes in a request of its own as soon as it is
+// made: five one-record batches of three partitions in the first
+// millisecond fill the five slots, and the sixth batch takes records until
+// the first response, 9 ms later. Counted as the two drains they look
+// like in milliseconds, the slots would not be full and the sixth batch
+// would be a contradiction.
+func TestReplayCountsRequestsInOneMillisecond(t *testing.T) {
+	p0 := chain([2]int64{0, 0}, [2]int64{0, 0}, [2]int64{10, 10})
+	p1 := chain([2]int64{0, 0}, [2]int64{0, 0}, [2]int64{10, 10})
+	p2 := chain([2]int64{0, 0}, [2]int64{0, 9}, [2]int64{10, 10})
+	n := 0
+	for _, bs := range [][]*Batch{p0, p1, p2} {
+		for _, b := range bs {
+			b.idx = n
+			n++
+		}
+	}
+	cuts := make([]string, n)
+	v, held := replay([][]*Batch{p0, p1, p2}, nil, 0, 10, cuts, 9, math.MaxInt)
+	if v != 0 || held == 0 {
+		t.Errorf("%d contradictions, %d held; want none and a hold", v, held)
+	}
+	if c := cuts[p2[1].idx]; c != CutLinger {
+		t.Errorf("the batch held to the first response: cut %s, want linger", c)
+	}
+}
