@@ -187,6 +187,9 @@ func firstRound(lo, hi int64, round func(int64) bool) (int64, bool) {
 
 const unbounded = -1
 
+// jitteryRTT, as the round trip of a replay, stands for replayJitter.
+const jitteryRTT = -1
+
 // senderSlackMs is how far a real sender's drain may lag the linger
 // window: the lower bound of linger.ms is lowered by it.
 const senderSlackMs = 3
@@ -318,42 +321,60 @@ func (p *Producer) infer(topicPartitions int) {
 		tEnd = max(tEnd, b.LastTs)
 	}
 	type run struct {
-		L     int64
-		cuts  []string
-		sizeN int
-		held  int
+		L, rtt int64
+		cuts   []string
+		sizeN  int
+		held   int
 	}
-	replays := func(hold bool) (runs []run, best int) {
-		best = math.MaxInt
-		for _, L := range lingerCandidates(data, tEnd) {
-			cuts := make([]string, len(data))
-			v, held := replay(parts, cand, L, tEnd, cuts, hold)
-			if v > best {
-				continue
-			}
-			if v < best {
-				best, runs = v, runs[:0]
-			}
-			n := 0
-			for _, c := range cuts {
-				if c == CutSize {
-					n++
+	// replays keeps the replays with the fewest contradictions, none
+	// with more than limit (best is math.MaxInt when none is kept).
+	replays := func(Ls, rtts []int64, limit int) (runs []run, best int) {
+		best = limit
+		for _, L := range Ls {
+			for _, rtt := range rtts {
+				cuts := make([]string, len(data))
+				var v, held int
+				if rtt == jitteryRTT {
+					v, held = replayJitter(parts, cand, L, tEnd, cuts, best)
+				} else {
+					v, held = replay(parts, cand, L, tEnd, cuts, rtt, best)
 				}
+				if v > best {
+					continue
+				}
+				if v < best {
+					best, runs = v, runs[:0]
+				}
+				n := 0
+				for _, c := range cuts {
+					if c == CutSize {
+						n++
+					}
+				}
+				runs = append(runs, run{L, rtt, cuts, n, held})
 			}
-			runs = append(runs, run{L, cuts, n, held})
+		}
+		if len(runs) == 0 {
+			best = math.MaxInt
 		}
 		return runs, best
 	}
-	runs, best := replays(false)
+	Ls := lingerCandidates(data, tEnd, replaySteps)
+	runs, best := replays(Ls, []int64{0}, math.MaxInt)
 	// Batches with records after they were due are a late sender (a busy
 	// or cold thread) or a busy node: max.in.flight requests unanswered
-	// hold the drain until a response comes. The replays that may hold
-	// drains (on one consistent round trip) are the stories when they
-	// contradict the log less; the smallest linger.ms among them needs no
+	// hold the drain until a response comes. The replays of a busy node
+	// are the stories when they contradict the log less: first with one
+	// round trip for every request (each whole millisecond the log
+	// allows), else with round trips that vary, each drain held as long
+	// as its records say. The smallest linger.ms among them needs no
 	// other cause: each batch was taken when the node was free again.
 	busy := false
 	if best > 0 {
-		if hr, hb := replays(true); hb < best {
+		rtts := rttCandidates(data, tEnd)
+		if hr, hb := replays(lingerCandidates(data, tEnd, replaySteps/max(1, len(rtts))), rtts, best-1); hb < best {
+			runs, best, busy = hr, hb, true
+		} else if hr, hb := replays(Ls, []int64{jitteryRTT}, best-1); hb < best {
 			runs, best, busy = hr, hb, true
 		}
 	}
@@ -407,6 +428,18 @@ func (p *Producer) infer(topicPartitions int) {
 		}
 		ambiguous = fmt.Sprintf("the log also fits linger.ms from %d to %s cutting %d to %d batches by size; chose linger.ms%s", lmin, hi, runs[0].sizeN, runs[len(runs)-1].sizeN, "%s")
 	}
+	busyText := ""
+	if busy {
+		rt := "round trips that vary"
+		if chosen.rtt > 0 {
+			rt = fmt.Sprintf("a round trip of %d ms", chosen.rtt)
+		}
+		busyText = fmt.Sprintf("a busy node (%d requests unanswered, %s) held %d drain(s) past linger.ms", inFlight, rt, chosen.held)
+		if s.MaxInFlight != "" {
+			s.MaxInFlight += "; "
+		}
+		s.MaxInFlight += fmt.Sprintf("%d requests unanswered held %d drain(s) (%s)", inFlight, chosen.held, rt)
+	}
 	lText := func(L int64) string {
 		if unboundedL && L == lmax {
 			return fmt.Sprintf(">=%d", L)
@@ -423,8 +456,16 @@ func (p *Producer) infer(topicPartitions int) {
 		}
 	}
 	// batch.size upper bound: only from batches every fitting story cuts
-	// by size (the fewest size cuts).
-	bhi, bhiFrom, promptN := bhiOf(runs[0].cuts, true)
+	// by size.
+	every := append([]string(nil), runs[0].cuts...)
+	for _, r := range runs[1:] {
+		for i, c := range r.cuts {
+			if c != CutSize {
+				every[i] = c
+			}
+		}
+	}
+	bhi, bhiFrom, promptN := bhiOf(every, true)
 	if promptN < 2 {
 		// one size cut alone may as well be an explicit flush()
 		bhi, bhiFrom = unbounded, nil
@@ -515,7 +556,7 @@ func (p *Producer) infer(topicPartitions int) {
 			iv.Evidence += fmt.Sprintf(" with %d batch(es) it cannot explain (a busy or cold sender: records after linger.ms)", best)
 		}
 		if busy {
-			iv.Evidence += fmt.Sprintf("; a busy node (in-flight requests unanswered) held %d drain(s) past linger.ms", chosen.held)
+			iv.Evidence += "; " + busyText
 		}
 		s.LingerMs = iv
 	}

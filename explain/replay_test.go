@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -22,7 +23,7 @@ func TestReplayBackwardTimestamps(t *testing.T) {
 	cand := map[*Batch]bool{a: true}
 	cuts := make([]string, 2)
 	done := make(chan int, 1)
-	go func() { v, _ := replay([][]*Batch{{a, b}}, cand, 5, 100, cuts, true); done <- v }()
+	go func() { v, _ := replay([][]*Batch{{a, b}}, cand, 5, 100, cuts, 9, math.MaxInt); done <- v }()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
@@ -93,16 +94,49 @@ func chain(spans ...[2]int64) []*Batch {
 
 // A node with five requests unanswered holds the drain: at linger.ms=0
 // five batches go at once, the sixth takes records until the first
-// response (9 ms), and so on with one round trip. Held, the replay finds
-// no contradiction and names every batch linger; not held, it cannot.
+// response (9 ms), and so on with one round trip. With that round trip the
+// replay finds no contradiction and names every batch linger; without a
+// busy node it cannot, nor with a round trip the log does not show.
 func TestReplayHoldsBusyNode(t *testing.T) {
 	spans := [][2]int64{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 9}, {10, 10}, {11, 11}, {12, 12}, {13, 13}, {14, 18}, {19, 19}}
 	bs := chain(spans...)
 	cuts := make([]string, len(bs))
-	if v, held := replay([][]*Batch{bs}, nil, 0, 19, cuts, false); v == 0 || held != 0 {
-		t.Errorf("without holding: %d contradictions, %d held; want some and none", v, held)
+	if v, held := replay([][]*Batch{bs}, nil, 0, 19, cuts, 0, math.MaxInt); v == 0 || held != 0 {
+		t.Errorf("no busy node: %d contradictions, %d held; want some and none", v, held)
 	}
-	v, held := replay([][]*Batch{bs}, nil, 0, 19, cuts, true)
+	v, held := replay([][]*Batch{bs}, nil, 0, 19, cuts, 9, math.MaxInt)
+	if v != 0 || held != 2 {
+		t.Errorf("round trip 9 ms: %d contradictions, %d held; want 0 and 2", v, held)
+	}
+	for i, c := range cuts {
+		if c != CutLinger {
+			t.Errorf("batch %d: cut %s, want linger", i, c)
+		}
+	}
+	for _, rtt := range []int64{5, 14} {
+		if v, _ := replay([][]*Batch{bs}, nil, 0, 19, cuts, rtt, math.MaxInt); v == 0 {
+			t.Errorf("round trip %d ms: no contradiction", rtt)
+		}
+	}
+	// A hold of 40 ms where others took 9: no round trip fits both.
+	spans[10] = [2]int64{14, 49}
+	spans[11] = [2]int64{50, 50}
+	bs = chain(spans...)
+	for rtt := int64(1); rtt <= 50; rtt++ {
+		if v, _ := replay([][]*Batch{bs}, nil, 0, 50, cuts, rtt, math.MaxInt); v == 0 {
+			t.Errorf("inconsistent holds: round trip %d ms explains them", rtt)
+		}
+	}
+}
+
+// With round trips that vary the same log is held drain by drain; holds
+// that need round trips of 9 and 40 ms, while a drain not held shows one
+// of at most 5 ms, are no busy node: they stay contradictions.
+func TestReplayJitterHoldsBusyNode(t *testing.T) {
+	spans := [][2]int64{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 9}, {10, 10}, {11, 11}, {12, 12}, {13, 13}, {14, 18}, {19, 19}}
+	bs := chain(spans...)
+	cuts := make([]string, len(bs))
+	v, held := replayJitter([][]*Batch{bs}, nil, 0, 19, cuts, math.MaxInt)
 	if v != 0 || held != 2 {
 		t.Errorf("holding: %d contradictions, %d held; want 0 and 2", v, held)
 	}
@@ -111,12 +145,37 @@ func TestReplayHoldsBusyNode(t *testing.T) {
 			t.Errorf("batch %d: cut %s, want linger", i, c)
 		}
 	}
-	// Holds that need round trips of 9 and 40 ms (while a drain not held
-	// shows one of at most 5 ms) are no busy node: they stay contradictions.
 	spans[10] = [2]int64{14, 49}
 	spans[11] = [2]int64{50, 50}
 	bs = chain(spans...)
-	if v, held := replay([][]*Batch{bs}, nil, 0, 50, cuts, true); v < held || held == 0 {
+	if v, held := replayJitter([][]*Batch{bs}, nil, 0, 50, cuts, math.MaxInt); v < held || held == 0 {
 		t.Errorf("inconsistent holds: %d contradictions, %d held; want the holds counted", v, held)
+	}
+}
+
+// At linger.ms=0 each batch goes in a request of its own as soon as it is
+// made: five one-record batches of three partitions in the first
+// millisecond fill the five slots, and the sixth batch takes records until
+// the first response, 9 ms later. Counted as the two drains they look
+// like in milliseconds, the slots would not be full and the sixth batch
+// would be a contradiction.
+func TestReplayCountsRequestsInOneMillisecond(t *testing.T) {
+	p0 := chain([2]int64{0, 0}, [2]int64{0, 0}, [2]int64{10, 10})
+	p1 := chain([2]int64{0, 0}, [2]int64{0, 0}, [2]int64{10, 10})
+	p2 := chain([2]int64{0, 0}, [2]int64{0, 9}, [2]int64{10, 10})
+	n := 0
+	for _, bs := range [][]*Batch{p0, p1, p2} {
+		for _, b := range bs {
+			b.idx = n
+			n++
+		}
+	}
+	cuts := make([]string, n)
+	v, held := replay([][]*Batch{p0, p1, p2}, nil, 0, 10, cuts, 9, math.MaxInt)
+	if v != 0 || held == 0 {
+		t.Errorf("%d contradictions, %d held; want none and a hold", v, held)
+	}
+	if c := cuts[p2[1].idx]; c != CutLinger {
+		t.Errorf("the batch held to the first response: cut %s, want linger", c)
 	}
 }

@@ -25,7 +25,9 @@ func sweepConfigs(short bool) []producer.Config {
 				for _, shape := range []struct{ parts, keys int }{{1, 0}, {3, 0}, {3, 10}} {
 					i++
 					c := producer.DefaultConfig()
-					c.Timing = producer.Timing{} // see idealSweep
+					if os.Getenv("EXPLAIN_SWEEP_TIMING") != "default" {
+						c.Timing = producer.Timing{} // see idealSweep
+					}
 					c.Records = 300
 					c.BatchSize, c.LingerMs, c.SendInterval = bs, linger, iv
 					c.Partitions, c.KeyCount, c.KeyPrefix = shape.parts, shape.keys, "key-"
@@ -64,7 +66,7 @@ func describe(c producer.Config) string {
 }
 
 const (
-	minAgreement = 98.5
+	minAgreement = 99.0
 	maxMisses    = 0
 )
 
@@ -80,6 +82,7 @@ func TestSweepAgainstModel(t *testing.T) {
 	single, singleAgree := 0, 0
 	misses := 0
 	bsBounded, bsLikely, lBounded, lLikely, lMisses := 0, 0, 0, 0, 0
+	lOpenMisses := 0 // linger.ms intervals with no upper bound whose lower bound is above the true value
 	confusion := map[string]int{}
 	badRuns := map[string]int{}
 	for ci, cfg := range cfgs {
@@ -153,6 +156,10 @@ func TestSweepAgainstModel(t *testing.T) {
 					t.Logf("%s: linger.ms interval [%d, %d] misses %d (%s)", describe(cfg), iv.Min, iv.Max, cfg.LingerMs, iv.Evidence)
 				}
 			}
+			if iv := p.Settings.LingerMs; iv != nil && iv.Max < 0 && cfg.LingerMs < iv.Min {
+				lOpenMisses++
+				t.Logf("%s: linger.ms interval [%d, any] misses %d (%s)", describe(cfg), iv.Min, cfg.LingerMs, iv.Evidence)
+			}
 			if iv := p.Settings.BatchSize; iv != nil && (eff < iv.Min || (iv.Max >= 0 && eff > iv.Max)) {
 				misses++
 				t.Logf("%s: batch.size interval [%d, %d] misses %d (%s)", describe(cfg), iv.Min, iv.Max, eff, iv.Evidence)
@@ -175,7 +182,7 @@ func TestSweepAgainstModel(t *testing.T) {
 	t.Logf("runs of single-record batches only (undecidable: sync vs linger vs large-record): %d batches, explain agrees on %d", single, singleAgree)
 	pct := 100 * float64(agree) / float64(total)
 	t.Logf("%d settings, %d batches where the log decides, explain agrees with the model on %d (%.2f%%)", len(cfgs), total, agree, pct)
-	t.Logf("batch.size intervals missing the true value: %d", misses)
+	t.Logf("batch.size intervals missing the true value: %d; linger.ms intervals with no upper bound missing it: %d", misses, lOpenMisses)
 	t.Logf("bounded batch.size intervals: %d, likely value right in %d; bounded linger.ms intervals: %d, likely right in %d, missing the true value in %d",
 		bsBounded, bsLikely, lBounded, lLikely, lMisses)
 	// The target is 99% agreement and no missed interval. Measured
@@ -184,13 +191,16 @@ func TestSweepAgainstModel(t *testing.T) {
 	// With its default RTT of 9 ms five requests stay in flight at send
 	// intervals of 1 ms and less, and drains wait for responses: 95.27% of
 	// 6830 and one linger.ms interval missed, until the replay learned to
-	// hold drains for a busy node (98.73%, none missed). The floor guards
-	// against regressions below that.
+	// hold drains for a busy node (98.73%, none missed), and then to replay
+	// it with one round trip for every request (99.22%, 6777 of 6830, none
+	// missed; 23 of the 53 others are the open last batches of runs sent in
+	// one millisecond, linger or flush as linger.ms, which the log does not
+	// bound, says). The floor is the target.
 	if pct < minAgreement {
 		t.Errorf("agreement %.2f%% < %.1f%%", pct, minAgreement)
 	}
-	if lMisses > maxLingerMisses {
-		t.Errorf("%d linger.ms intervals miss the true value, want at most %d", lMisses, maxLingerMisses)
+	if lMisses+lOpenMisses > maxLingerMisses {
+		t.Errorf("%d linger.ms intervals miss the true value, want at most %d", lMisses+lOpenMisses, maxLingerMisses)
 	}
 	if misses > maxMisses {
 		t.Errorf("%d batch.size intervals miss the true value, want at most %d", misses, maxMisses)
@@ -202,6 +212,8 @@ func TestSweepAgainstModel(t *testing.T) {
 // sender latency and jitter a linger cut of a busy sender is not told
 // apart from a longer linger.ms in the log itself; explain's reading of
 // such logs is checked on the real producer's logs (testdata/explain-oracle).
+// EXPLAIN_SWEEP_TIMING=default runs the grid with the timing model's
+// defaults instead, for information: that agreement is no floor.
 const idealSweep = true
 
 // maxLingerMisses: see the floor in TestSweepAgainstModel.
