@@ -115,12 +115,16 @@ type Timing struct {
 }
 
 // DefaultTiming is the timing calibrated against Kafka 4.4.0's Java
-// producer on the oracle's machine class (2 cores, heavily shared); see
-// the README for how. The application thread's costs come from its
-// measured send() times (p50 ~11 us, p90 ~42 us, the first 50 sends ~5x
-// slower, ~65 us a record over a burst with its stalls); the round trip
-// from the producer's request latency; the sender's wake-up, loop and
-// cold-start costs from fitting the real batch layouts case by case.
+// producer on the oracle's machine class (2 cores, heavily shared); the
+// README ("Timing, ranges and comparisons") has the procedure. Measured
+// from the real runs' timing data: the application thread's costs (send()
+// p50 ~11 us, p90 ~42 us, the first 50 sends ~5x slower), the first send
+// (27 ms, and the codec's load, log-sd 0.5), the round trip (request
+// latency ~9 ms in bursts, 3-4 ms in calm slow-sender runs: IdleRTTFactor
+// 0.4). Fitted with bench/fit-timing.sh against every committed case: the
+// sender's busy and idle wake-up, its idle cost factor and the cold round
+// trip per fresh partition; the other sender costs and the jitters kept
+// their earlier fitted values, which the grid confirmed.
 func DefaultTiming() Timing {
 	return Timing{
 		SendCost:            7 * time.Microsecond,
