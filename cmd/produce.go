@@ -72,7 +72,7 @@ type produceFlags struct {
 
 // timingFlags are the flags that set producer.Timing (--ideal excludes them).
 var timingFlags = []string{"batch-cost", "send-cost", "send-cost-per-kb", "send-cost-key", "send-cost-header", "send-cost-codec-per-kb",
-	"first-send-cost", "warmup-sends", "warmup-factor", "wake-latency", "loop-cost", "close-cost", "close-cost-per-kb",
+	"first-send-cost", "codec-load", "first-send-jitter", "warmup-sends", "warmup-factor", "wake-latency", "idle-wake-latency", "idle-sender-factor", "idle-rtt-factor", "loop-cost", "close-cost", "close-cost-per-kb",
 	"cold-close", "cold-close-compressed", "cold-rtt", "cold-jitter", "jitter", "sender-jitter", "run-jitter", "rtt-jitter", "pause-every", "pause-mean"}
 
 func addProduceFlags(fs *pflag.FlagSet, f *produceFlags) {
@@ -115,9 +115,14 @@ func addProduceFlags(fs *pflag.FlagSet, f *produceFlags) {
 	fs.DurationVar(&t.SendCostCodecPerKB, "send-cost-codec-per-kb", dt.SendCostCodecPerKB, "application thread: extra send() cost per KiB when compressing (negative: the codec's default)")
 	fs.DurationVar(&t.BatchCost, "batch-cost", dt.BatchCost, "application thread: extra time of a send() that creates a batch, compression stream included (negative: the codec's default)")
 	fs.DurationVar(&t.FirstSend, "first-send-cost", dt.FirstSend, "application thread: extra time of the first send() of a cold JVM")
+	fs.DurationVar(&t.CodecLoad, "codec-load", dt.CodecLoad, "application thread: extra time of the first send() with a codec, which loads it (negative: the codec's default)")
+	fs.Float64Var(&t.FirstSendJitter, "first-send-jitter", dt.FirstSendJitter, "log-normal sigma of the first send()'s extra time, once per run")
 	fs.IntVar(&t.WarmupSends, "warmup-sends", dt.WarmupSends, "application thread: send i costs (1 + warmup-factor*exp(-i/warmup-sends)) times the warm cost")
 	fs.Float64Var(&t.WarmupFactor, "warmup-factor", dt.WarmupFactor, "application thread: how much slower the first sends are")
-	fs.DurationVar(&t.WakeLatency, "wake-latency", dt.WakeLatency, "sender thread: from wakeup() or a response to running")
+	fs.DurationVar(&t.WakeLatency, "wake-latency", dt.WakeLatency, "sender thread: from wakeup(), a response or a poll timeout to running, while the application thread is busy")
+	fs.DurationVar(&t.IdleWakeLatency, "idle-wake-latency", dt.IdleWakeLatency, "sender thread: the same while the application thread is idle (by its duty cycle in between)")
+	fs.Float64Var(&t.IdleSenderFactor, "idle-sender-factor", dt.IdleSenderFactor, "sender thread: factor on its loop and close costs while the application thread is idle (by its duty cycle in between; 0 or 1: none)")
+	fs.Float64Var(&t.IdleRTTFactor, "idle-rtt-factor", dt.IdleRTTFactor, "factor on the produce round trip (--rtt) while the application thread is idle (by its duty cycle in between; 0 or 1: none)")
 	fs.DurationVar(&t.LoopCost, "loop-cost", dt.LoopCost, "sender thread: one runOnce (ready, request, network write)")
 	fs.DurationVar(&t.CloseCost, "close-cost", dt.CloseCost, "sender thread: closing one batch (header, CRC)")
 	fs.DurationVar(&t.ClosePerKB, "close-cost-per-kb", dt.ClosePerKB, "sender thread: close cost per KiB of uncompressed records, compression included (negative: the codec's default)")

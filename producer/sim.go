@@ -67,6 +67,7 @@ type sim struct {
 
 	deqs      []deque
 	hasDeque  []bool
+	appended  []bool // the broker has appended to the partition (a request held it)
 	nDeques   int
 	leader    []int
 	nodeParts [][]int
@@ -87,7 +88,8 @@ type sim struct {
 	appTs    int64 // ns: when record next's timestamp was taken
 	appAt    int64 // ns: when its append runs
 	state    appState
-	waitSize int64 // buffer size the blocked append needs
+	duty     float64 // the application thread's recent duty cycle (share of time in send())
+	waitSize int64   // buffer size the blocked append needs
 	blockAt  int64
 	heldBuf  int64 // a buffer allocated by an append that restarted
 
@@ -153,6 +155,7 @@ func newSimWith(cfg *Config, sink func(int, []byte, int64) error, recs *records,
 		B:         cfg.effectiveBatchSize(),
 		deqs:      make([]deque, n),
 		hasDeque:  make([]bool, n),
+		appended:  make([]bool, n),
 		leader:    make([]int, n),
 		nodeParts: make([][]int, cfg.Brokers),
 		drainIdx:  make([]int, cfg.Brokers),
@@ -168,6 +171,7 @@ func newSimWith(cfg *Config, sink func(int, []byte, int64) error, recs *records,
 		sizeOnly:  sizes != nil,
 		sizes:     sizes,
 		factor:    cfg.codecSizeFactor(),
+		duty:      1,
 	}
 	for p := 0; p < n; p++ {
 		s.leader[p] = p % cfg.Brokers
@@ -192,6 +196,19 @@ func (s *sim) sendCost(i int64) int64 {
 	return s.clk.sendCost(i, size, key != nil, len(hdr))
 }
 
+// dutyWeight is the weight of the last send in the application thread's
+// duty cycle (an exponential average over about 1/dutyWeight sends).
+const dutyWeight = 0.25
+
+// appDuty is the application thread's duty cycle now: 0 when it waits
+// (for an ack, for buffer memory, or in flush() after the last send).
+func (s *sim) appDuty() float64 {
+	if s.state != appReady {
+		return 0
+	}
+	return s.duty
+}
+
 // wake is Sender.wakeup(): a sleeping sender runs after its wake-up
 // latency; a running one goes round again instead of sleeping.
 func (s *sim) wake() {
@@ -199,7 +216,7 @@ func (s *sim) wake() {
 		s.pendWake = true
 		return
 	}
-	if at := s.now + s.clk.wakeLatency(); at < s.senderAt {
+	if at := s.now + s.clk.wakeLatency(s.appDuty()); at < s.senderAt {
 		s.senderAt = at
 		s.phase = senderRun
 	}
@@ -308,6 +325,7 @@ func (s *sim) scheduleNext(from int64) {
 		return
 	}
 	s.state = appReady
+	prev := s.appTs
 	if s.cfg.Sync {
 		s.appTs = from + int64(s.cfg.SendInterval) // think time after the ack
 	} else {
@@ -315,6 +333,13 @@ func (s *sim) scheduleNext(from int64) {
 		// when send i-1 returns if that is later.
 		s.appTs = max(s.cfg.StartTime*1e6+s.next*int64(s.cfg.SendInterval), from)
 	}
+	// The duty cycle of the send that returned at from: its time in send()
+	// over the time until the next one starts, averaged over recent sends.
+	d := 1.0
+	if period := s.appTs - prev; period > 0 && from-prev < period {
+		d = float64(max(from-prev, 0)) / float64(period)
+	}
+	s.duty += dutyWeight * (d - s.duty)
 	s.appAt = s.appTs + s.sendCost(s.next)
 }
 
@@ -487,11 +512,11 @@ func (s *sim) senderStep() error {
 func (s *sim) sleep(at int64) {
 	if s.pendWake {
 		s.pendWake = false
-		s.senderAt, s.phase = s.now+s.clk.loopCost(), senderRun
+		s.senderAt, s.phase = s.now+s.clk.loopCost(s.appDuty()), senderRun
 		return
 	}
 	if at != never {
-		at += s.clk.wakeLatency() // a timed-out poll needs the CPU as much as a wakeup
+		at += s.clk.wakeLatency(s.appDuty()) // a timed-out poll needs the CPU as much as a wakeup
 	}
 	s.senderAt, s.phase = at, senderSleep
 }
@@ -531,7 +556,7 @@ func (s *sim) drainOn() error {
 			}
 			d.pop()
 			s.closing = first
-			if c := s.clk.closeCost(first.b.UncompressedBytes()); c > 0 {
+			if c := s.clk.closeCost(first.b.UncompressedBytes(), s.appDuty()); c > 0 {
 				s.senderAt, s.phase = s.now+c, senderClose
 				return nil
 			}
@@ -548,7 +573,7 @@ func (s *sim) drainOn() error {
 	}
 	if s.dSent {
 		// pollTimeout 0: go round again.
-		s.senderAt, s.phase = s.now+s.clk.loopCost(), senderRun
+		s.senderAt, s.phase = s.now+s.clk.loopCost(s.appDuty()), senderRun
 		return nil
 	}
 	s.sleep(s.dNext)
@@ -644,7 +669,14 @@ func (s *sim) request(node int, batches []*pbatch) {
 		s.complete(node, batches)
 		return
 	}
-	at := max(s.now+s.clk.rtt(s.cfg.RTT), s.lastResp) // responses come back in order
+	fresh := 0
+	for _, pb := range batches {
+		if !s.appended[pb.part] {
+			s.appended[pb.part] = true
+			fresh++
+		}
+	}
+	at := max(s.now+s.clk.rtt(s.cfg.RTT, fresh, s.appDuty()), s.lastResp) // responses come back in order
 	s.lastResp = at
 	s.resp = append(s.resp, response{at: at, node: node, batches: batches})
 }
