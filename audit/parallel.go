@@ -3,6 +3,7 @@ package audit
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // RunPartitions audits ps with workers goroutines (<= 0: GOMAXPROCS), one
@@ -25,30 +26,28 @@ func RunPartitions(ps []*Partition, workers int, opts Options) ([]*Result, error
 		}
 		return out, nil
 	}
-	next := make(chan int)
-	var failed sync.Once
-	stop := make(chan struct{})
+	// Workers take the next partition from a shared counter (a channel
+	// woke a parked goroutine per partition, which on many small
+	// partitions cost more than auditing them); after a failure no
+	// partition is started.
+	var next atomic.Int64
+	var failed atomic.Bool
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
+			for !failed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= len(ps) {
+					return
+				}
 				if out[i], errs[i] = Run(ps[i], opts); errs[i] != nil {
-					failed.Do(func() { close(stop) })
+					failed.Store(true)
 				}
 			}
 		}()
 	}
-dispatch:
-	for i := range ps {
-		select {
-		case next <- i:
-		case <-stop:
-			break dispatch
-		}
-	}
-	close(next)
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {

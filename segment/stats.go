@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kseg/kseg/batch"
 )
@@ -267,23 +268,30 @@ func CountPartitions(ps []Partition, workers int, opts CountOptions) ([]Partitio
 	workers = min(workers, max(len(ps), 1))
 	out := make([]PartitionStats, len(ps))
 	errs := make([]error, len(ps))
-	next := make(chan int)
+	// Workers take the next partition from a shared counter: handing
+	// indexes over a channel woke a parked goroutine per partition, which
+	// on many small partitions cost more than counting them.
+	var next atomic.Int64
+	work := func() {
+		c := &Counter{Options: opts}
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(ps) {
+				return
+			}
+			out[i].Partition = ps[i]
+			out[i].Stats, errs[i] = c.CountPartition(&ps[i])
+		}
+	}
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
+	for range workers - 1 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := &Counter{Options: opts}
-			for i := range next {
-				out[i].Partition = ps[i]
-				out[i].Stats, errs[i] = c.CountPartition(&ps[i])
-			}
+			work()
 		}()
 	}
-	for i := range ps {
-		next <- i
-	}
-	close(next)
+	work()
 	wg.Wait()
 	if err := firstErr(errs); err != nil {
 		return nil, err
