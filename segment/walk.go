@@ -6,8 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/kseg/kseg/index"
 )
@@ -36,6 +39,9 @@ type Partition struct {
 	// producer snapshots), which only Files returns.
 	explicit bool
 	extra    []Segment
+	// names are the directory's files (not sub-directories) in name
+	// order, as listed when the partition was read from its directory.
+	names []string
 }
 
 // Segment is one log-format file of a partition, or a segment held
@@ -156,11 +162,11 @@ func Partitions(paths []string) ([]Partition, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, d := range dirs {
-			p, err := readPartition(d)
-			if err != nil {
-				return nil, err
-			}
+		ps, err := readPartitions(dirs)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
 			add(p)
 		}
 	}
@@ -260,6 +266,41 @@ func parseName(name string) (index.SegmentName, bool) {
 	return sn, sn.State == index.StateNone
 }
 
+// readPartitions reads the partition directories dirs on GOMAXPROCS
+// goroutines (listing a directory is a few system calls that wait on the
+// kernel, so a log directory of thousands of small partitions lists in
+// about half the time on two CPUs). The result is in the order of dirs;
+// on failure, the error of the first failing directory in that order.
+func readPartitions(dirs []string) ([]Partition, error) {
+	out := make([]Partition, len(dirs))
+	errs := make([]error, len(dirs))
+	var next atomic.Int64
+	work := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(dirs) {
+				return
+			}
+			out[i], errs[i] = readPartition(dirs[i])
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(dirs)/64+1)
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	work()
+	wg.Wait()
+	if err := firstErr(errs); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // readPartition lists a partition directory's log-format files.
 func readPartition(dir string) (Partition, error) {
 	p := newPartition(dir)
@@ -267,10 +308,12 @@ func readPartition(dir string) (Partition, error) {
 	if err != nil {
 		return p, err
 	}
+	p.names = make([]string, 0, len(ents))
 	for _, e := range ents {
 		if e.IsDir() {
 			continue
 		}
+		p.names = append(p.names, e.Name())
 		sn, ok := parseName(e.Name())
 		if !ok {
 			continue
@@ -302,9 +345,17 @@ func (p *Partition) Files(all bool) ([]string, error) {
 		}
 		return out, nil
 	}
-	ents, err := os.ReadDir(p.Dir)
-	if err != nil {
-		return nil, err
+	names := p.names
+	if names == nil { // a Partition made by hand, not by the walker
+		ents, err := os.ReadDir(p.Dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ents {
+			if !e.IsDir() {
+				names = append(names, e.Name())
+			}
+		}
 	}
 	rank := map[index.FileKind]int{index.KindLog: 0, index.KindCheckpoint: 0, index.KindBootstrap: 0,
 		index.KindIndex: 1, index.KindTimeIndex: 2, index.KindTxnIndex: 3, index.KindSnapshot: 4}
@@ -314,11 +365,8 @@ func (p *Partition) Files(all bool) ([]string, error) {
 		rank int
 	}
 	var fs []f
-	for _, e := range ents {
-		if e.IsDir() {
-			continue
-		}
-		sn, ok := parseName(e.Name())
+	for _, name := range names {
+		sn, ok := parseName(name)
 		if !ok {
 			continue
 		}
@@ -326,7 +374,7 @@ func (p *Partition) Files(all bool) ([]string, error) {
 		if !ok || (!all && r != 0) {
 			continue
 		}
-		fs = append(fs, f{filepath.Join(p.Dir, e.Name()), sn.BaseOffset, r})
+		fs = append(fs, f{filepath.Join(p.Dir, name), sn.BaseOffset, r})
 	}
 	sort.SliceStable(fs, func(i, j int) bool {
 		if fs[i].off != fs[j].off {
@@ -357,6 +405,12 @@ func (p *Partition) Size() int64 {
 	}
 	return n
 }
+
+// Listing returns the names of the files (not sub-directories) in the
+// partition's directory, in name order, as listed when the partition was
+// read from it; nil for a partition assembled from named files or held
+// elsewhere (Explicit).
+func (p *Partition) Listing() []string { return p.names }
 
 // Explicit reports whether the partition was assembled from files named on
 // the command line (only those segments) rather than from its directory.
