@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"runtime"
@@ -78,10 +79,14 @@ func runAudit(paths []string, opts audit.Options, workers int, asJSON bool, fail
 			fail = true
 		}
 	}
+	out := bufio.NewWriterSize(stdout, 64<<10) // lines per partition and finding
 	if asJSON {
-		err = report.AuditJSON(stdout, results)
+		err = report.AuditJSON(out, results)
 	} else {
-		err = report.AuditTable(stdout, results)
+		err = report.AuditTable(out, results)
+	}
+	if ferr := out.Flush(); err == nil {
+		err = ferr
 	}
 	if err != nil {
 		return withCode(ExitBadInput, err)

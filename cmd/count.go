@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"runtime"
@@ -113,14 +114,15 @@ func runCount(c *cobra.Command, f *countFlags, args []string) error {
 		return withCode(ExitBadInput, err)
 	}
 	opts := segment.CountOptions{Uncompressed: f.detail, MaxBytes: f.maxBytes, MaxDecompressed: f.maxDecomp}
-	var logs []string
-	for i := range parts {
-		for _, s := range parts[i].Segments {
-			logs = append(logs, s.Path)
+	var prog *report.Progress
+	if showProgress(c, f.quiet, false) { // the total costs a stat per file
+		var logs []string
+		for i := range parts {
+			for _, s := range parts[i].Segments {
+				logs = append(logs, s.Path)
+			}
 		}
-	}
-	prog := report.NewProgress(c.ErrOrStderr(), showProgress(c, f.quiet, false), "count", report.FilesSize(logs, f.maxBytes))
-	if prog != nil {
+		prog = report.NewProgress(c.ErrOrStderr(), true, "count", report.FilesSize(logs, f.maxBytes))
 		opts.Progress = prog.Add
 	}
 	res, err := segment.CountPartitions(parts, f.workers, opts)
@@ -128,10 +130,14 @@ func runCount(c *cobra.Command, f *countFlags, args []string) error {
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
+	out := bufio.NewWriterSize(c.OutOrStdout(), 64<<10) // a line per partition
 	if f.asJSON {
-		err = report.CountJSON(c.OutOrStdout(), res, f.batchSize)
+		err = report.CountJSON(out, res, f.batchSize)
 	} else {
-		err = report.CountText(c.OutOrStdout(), res, f.detail, f.batchSize)
+		err = report.CountText(out, res, f.detail, f.batchSize)
+	}
+	if ferr := out.Flush(); err == nil {
+		err = ferr
 	}
 	if err != nil {
 		return err
