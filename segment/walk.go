@@ -276,12 +276,13 @@ func readPartitions(dirs []string) ([]Partition, error) {
 	errs := make([]error, len(dirs))
 	var next atomic.Int64
 	work := func() {
+		buf := make([]byte, 8<<10)
 		for {
 			i := int(next.Add(1) - 1)
 			if i >= len(dirs) {
 				return
 			}
-			out[i], errs[i] = readPartition(dirs[i])
+			out[i], errs[i] = readPartition(dirs[i], buf)
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(dirs)/64+1)
@@ -301,24 +302,24 @@ func readPartitions(dirs []string) ([]Partition, error) {
 	return out, nil
 }
 
-// readPartition lists a partition directory's log-format files.
-func readPartition(dir string) (Partition, error) {
+// readPartition lists a partition directory's log-format files (buf is
+// listFiles' buffer).
+func readPartition(dir string, buf []byte) (Partition, error) {
 	p := newPartition(dir)
-	ents, err := os.ReadDir(dir)
+	names, err := listFiles(dir, buf)
 	if err != nil {
 		return p, err
 	}
-	p.names = make([]string, 0, len(ents))
-	for _, e := range ents {
-		if e.IsDir() {
-			continue
-		}
-		p.names = append(p.names, e.Name())
-		sn, ok := parseName(e.Name())
+	if names == nil {
+		names = []string{}
+	}
+	p.names = names
+	for _, name := range names {
+		sn, ok := parseName(name)
 		if !ok {
 			continue
 		}
-		seg := Segment{Path: filepath.Join(dir, e.Name()), BaseOffset: sn.BaseOffset}
+		seg := Segment{Path: filepath.Join(dir, name), BaseOffset: sn.BaseOffset}
 		switch sn.Kind {
 		case index.KindLog:
 			p.Segments = append(p.Segments, seg)
@@ -347,14 +348,9 @@ func (p *Partition) Files(all bool) ([]string, error) {
 	}
 	names := p.names
 	if names == nil { // a Partition made by hand, not by the walker
-		ents, err := os.ReadDir(p.Dir)
-		if err != nil {
+		var err error
+		if names, err = listFiles(p.Dir, make([]byte, 8<<10)); err != nil {
 			return nil, err
-		}
-		for _, e := range ents {
-			if !e.IsDir() {
-				names = append(names, e.Name())
-			}
 		}
 	}
 	rank := map[index.FileKind]int{index.KindLog: 0, index.KindCheckpoint: 0, index.KindBootstrap: 0,

@@ -2,6 +2,7 @@ package segment
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -197,5 +198,39 @@ func TestListingAndParallelWalk(t *testing.T) {
 	defer os.Chmod(bad, 0o755)
 	if _, err := Partitions([]string{root}); !errors.Is(err, os.ErrPermission) {
 		t.Errorf("unreadable partition directory: %v", err)
+	}
+}
+
+// TestListFilesMatchesReadDir: the walker's directory reader lists what
+// os.ReadDir lists, less sub-directories, over more entries than one
+// getdents buffer holds.
+func TestListFilesMatchesReadDir(t *testing.T) {
+	files := []string{".hidden", "sub/", "z.log", "a b.index", "00000000000000000000.log", "x/"}
+	for i := range 400 {
+		files = append(files, fmt.Sprintf("%020d.snapshot", i*7))
+	}
+	root := mkTree(t, files...)
+	if err := os.Symlink("sub", filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, e := range ents {
+		if !e.IsDir() {
+			want = append(want, e.Name())
+		}
+	}
+	got, err := listFiles(root, make([]byte, 512))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) || len(got) != 404+1 {
+		t.Errorf("listFiles: %d names, os.ReadDir: %d\n%v\n%v", len(got), len(want), got[:6], want[:6])
+	}
+	if _, err := listFiles(filepath.Join(root, "missing"), make([]byte, 512)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing directory: %v", err)
 	}
 }
