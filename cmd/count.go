@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kseg/kseg/countcheck"
+	"github.com/kseg/kseg/located"
 	"github.com/kseg/kseg/report"
 	"github.com/kseg/kseg/segment"
 )
@@ -112,6 +113,12 @@ func runCount(c *cobra.Command, f *countFlags, args []string) error {
 	parts, err := segment.Partitions(args)
 	if err != nil {
 		return withCode(ExitBadInput, err)
+	}
+	for i := range parts {
+		if nl := parts[i].NotLogs(); len(nl) > 0 {
+			return withCode(ExitBadInput, &located.Error{File: nl[0], Offset: -1,
+				Err: fmt.Errorf("%w: count reads .log files (and KRaft .checkpoint snapshots)", segment.ErrNotLog)})
+		}
 	}
 	opts := segment.CountOptions{Uncompressed: f.detail, MaxBytes: f.maxBytes, MaxDecompressed: f.maxDecomp}
 	var prog *report.Progress

@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"fmt"
 	"runtime"
 	"sort"
 	"sync"
@@ -206,6 +207,7 @@ func (c *Counter) countInto(s *Stats, seg Segment) error {
 	}
 	defer c.st.Close()
 	s.Files++
+	before := s.Batches
 	var pendBytes, pendBatches int64
 	if c.Options.Progress != nil {
 		defer func() { c.Options.Progress(pendBytes, pendBatches) }()
@@ -248,7 +250,14 @@ func (c *Counter) countInto(s *Stats, seg Segment) error {
 			c.Options.OnBatch(in)
 		}
 	}
-	return c.st.Err()
+	if err := c.st.Err(); err != nil {
+		return err
+	}
+	whole := c.Options.MaxBytes <= 0 || c.st.Size() < c.Options.MaxBytes
+	if seg.unnamed && whole && s.Batches == before && c.st.Tail() == 0 && c.st.Size() > 0 {
+		return &Error{File: seg.Path, Offset: 0, Err: fmt.Errorf("%w: no record batch frames at its start", ErrNotLog)}
+	}
+	return nil
 }
 
 // PartitionStats pairs a partition with its counts.

@@ -19,6 +19,12 @@ import (
 // partition directories.
 var ErrNoPartitions = errors.New("no segment files and no partition directories (<topic>-<partition>) inside")
 
+// ErrNotLog is the cause for a file named on the command line that is not
+// a log segment: a known non-log kind (an index, a producer snapshot,
+// partition.metadata) given to a command that counts batches, or a file
+// not named like a log in which no batch frames.
+var ErrNotLog = errors.New("not a log segment")
+
 // Partition is one partition's log files as found on disk.
 type Partition struct {
 	// Topic and Partition come from the directory name "<topic>-<n>". When
@@ -56,6 +62,10 @@ type Segment struct {
 	Open func() (Source, io.Closer, error)
 	// Size, for a segment with Open, is its size when known (progress).
 	Size int64
+	// unnamed marks a file named on the command line whose name is not a
+	// log's (nor another known kind's): framed as a log, and not one if
+	// no batch frames at its start.
+	unnamed bool
 }
 
 // Resolver turns a source argument with a scheme ("kafka://...",
@@ -150,6 +160,7 @@ func Partitions(paths []string) ([]Partition, error) {
 				// Not named like a log file: framed as one when counted
 				// only if it is not a known non-log kind.
 				if sn.Kind == index.KindUnknown {
+					seg.unnamed = true
 					p.Segments = []Segment{seg}
 				} else {
 					p.extra = []Segment{seg}
@@ -407,6 +418,18 @@ func (p *Partition) Size() int64 {
 // read from it; nil for a partition assembled from named files or held
 // elsewhere (Explicit).
 func (p *Partition) Listing() []string { return p.names }
+
+// NotLogs returns the files named on the command line that are of a known
+// kind other than log-format (indexes, producer snapshots, checkpoints
+// other than KRaft snapshots): Files lists them for a dump, and commands
+// that count batches refuse them (ErrNotLog).
+func (p *Partition) NotLogs() []string {
+	var out []string
+	for _, s := range p.extra {
+		out = append(out, s.Path)
+	}
+	return out
+}
 
 // Explicit reports whether the partition was assembled from files named on
 // the command line (only those segments) rather than from its directory.
