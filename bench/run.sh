@@ -158,7 +158,7 @@ if [ -d "$out/parts-10k" ] || [ -n "${MANY_PARTITIONS:-}" ]; then
   fi
   pfiles=("$out"/parts-10k/*/*.log)
   pbytes=$(cat "${pfiles[@]}" | wc -c)
-  echo "${#pfiles[@]} logs, $pbytes bytes; in one process, median of 3 rounds (bench/driver parts):"
+  echo "${#pfiles[@]} logs, $pbytes bytes; in one process, fastest of 5 rounds (bench/driver parts):"
   "$drv" parts "$out/parts-10k/"
   for w in 1 2; do
     timed "kseg count --workers $w (10,000 partitions)" "$pbytes" "$kseg" count --workers "$w" "$out/parts-10k"

@@ -40,7 +40,7 @@ func main() {
 		return
 	}
 	if len(os.Args) == 3 && os.Args[1] == "parts" {
-		if err := manyParts(os.Args[2], 3); err != nil {
+		if err := manyParts(os.Args[2], 5); err != nil {
 			fmt.Fprintln(os.Stderr, "driver:", err)
 			os.Exit(1)
 		}
