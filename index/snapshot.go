@@ -4,10 +4,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 
 	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/internal/rfile"
 )
 
 // Producer snapshot layout (section 7 of FORMAT.md).
@@ -233,7 +233,7 @@ func ReadSnapshotFile(path string) (*Snapshot, error) {
 		}
 		return path
 	}
-	b, err := os.ReadFile(path)
+	b, err := rfile.ReadFile(path)
 	if err != nil {
 		return nil, errAt(abs(), -1, err)
 	}
