@@ -136,9 +136,7 @@ func newPartitionWriter(cfg *Config, root string, part int) (*partitionWriter, e
 		stats:     PartitionStats{Partition: part, RecordsPerBatch: map[int]int{}},
 		flushAt:   min(maxFlush, max(minFlush, writeBudget/max(cfg.Partitions, 1))),
 	}
-	if err := w.openSegment(0); err != nil {
-		return nil, err
-	}
+	w.openSegment(0)
 	return w, nil
 }
 
@@ -146,20 +144,15 @@ func segmentName(dir string, base int64, suffix string) string {
 	return filepath.Join(dir, index.FormatBaseOffset(base)+suffix)
 }
 
-func (w *partitionWriter) openSegment(base int64) error {
+func (w *partitionWriter) openSegment(base int64) {
 	s := &segmentWriter{base: base, maxTs: batch.NoTimestamp, maxTsOffset: -1, lastTidxTs: batch.NoTimestamp}
 	s.log = pendingFile{path: segmentName(w.dir, base, ".log"), flushAt: w.flushAt}
 	s.idx = pendingFile{path: segmentName(w.dir, base, ".index"), flushAt: w.flushAt}
 	s.tidx = pendingFile{path: segmentName(w.dir, base, ".timeindex"), flushAt: w.flushAt}
-	// The files exist from the roll on, as a broker's do.
-	for _, f := range []*pendingFile{&s.log, &s.idx, &s.tidx} {
-		if err := f.flush(); err != nil {
-			return err
-		}
-	}
+	// The files are created by their first write at the latest when the
+	// segment closes: a small partition's files are each opened once.
 	w.seg = s
 	w.stats.Segments++
-	return nil
 }
 
 // closeSegment is onBecomeInactiveSegment + close: the final time-index
@@ -289,9 +282,7 @@ func (w *partitionWriter) roll() error {
 	if err := w.closeSegment(); err != nil {
 		return err
 	}
-	if err := w.openSegment(w.leo); err != nil {
-		return err
-	}
+	w.openSegment(w.leo)
 	return w.takeSnapshot(w.leo)
 }
 
