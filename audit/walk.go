@@ -2,7 +2,6 @@ package audit
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 
@@ -64,8 +63,8 @@ func Partitions(paths []string) ([]*Partition, error) {
 					p.Remote = sp.Segments
 				}
 			}
-		} else if err := p.fill(); err != nil {
-			return nil, locate(p.Dir, -1, err)
+		} else {
+			p.fill(sp.Listing()) // the walker's listing: the directory is read once
 		}
 		out = append(out, p)
 	}
@@ -86,23 +85,17 @@ func failingPath(paths []string) string {
 	return ""
 }
 
-// fill lists the partition's files.
-func (p *Partition) fill() error {
-	ents, err := os.ReadDir(p.Dir)
-	if err != nil {
-		return err
-	}
+// fill sorts the files of the partition's directory (names, as listed by
+// the walker) into logs, transaction indexes and producer snapshots.
+func (p *Partition) fill(names []string) {
 	p.Whole = true
 	p.Logs, p.TxnIndexes, p.Snapshots = nil, nil, nil
-	for _, e := range ents {
-		if e.IsDir() {
-			continue
-		}
-		sn, err := index.ParseSegmentName(e.Name())
+	for _, name := range names {
+		sn, err := index.ParseSegmentName(name)
 		if err != nil {
 			continue
 		}
-		path := filepath.Join(p.Dir, e.Name())
+		path := filepath.Join(p.Dir, name)
 		switch sn.State {
 		case index.StateCleaned, index.StateSwap:
 			p.CleanerFiles = true
@@ -123,7 +116,6 @@ func (p *Partition) fill() error {
 	sortByBase(p.Logs)
 	sortByBase(p.TxnIndexes)
 	sortByBase(p.Snapshots)
-	return nil
 }
 
 // baseOf is the offset in a file's name, or -1.

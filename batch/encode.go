@@ -125,12 +125,6 @@ func (b *Builder) UncompressedBytes() int { return len(b.records) }
 // (valid until the next Append or Reset).
 func (b *Builder) RecordBytes() []byte { return b.records }
 
-// BaseTimestamp is the first record's timestamp, or NoTimestamp when empty.
-func (b *Builder) BaseTimestamp() int64 { return b.baseTimestamp }
-
-// MaxTimestamp is the largest record timestamp, or NoTimestamp when empty.
-func (b *Builder) MaxTimestamp() int64 { return b.maxTimestamp }
-
 // SizeOfNext is the size the next record would take with its real deltas
 // (the recordSize of MemoryRecordsBuilder.hasRoomFor).
 func (b *Builder) SizeOfNext(ts int64, key, value []byte, headers []RecordHeader) int {

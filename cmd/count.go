@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"runtime"
@@ -8,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kseg/kseg/countcheck"
+	"github.com/kseg/kseg/located"
 	"github.com/kseg/kseg/report"
 	"github.com/kseg/kseg/segment"
 )
@@ -112,15 +114,22 @@ func runCount(c *cobra.Command, f *countFlags, args []string) error {
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	opts := segment.CountOptions{Uncompressed: f.detail, MaxBytes: f.maxBytes, MaxDecompressed: f.maxDecomp}
-	var logs []string
 	for i := range parts {
-		for _, s := range parts[i].Segments {
-			logs = append(logs, s.Path)
+		if nl := parts[i].NotLogs(); len(nl) > 0 {
+			return withCode(ExitBadInput, &located.Error{File: nl[0], Offset: -1,
+				Err: fmt.Errorf("%w: count reads .log files (and KRaft .checkpoint snapshots)", segment.ErrNotLog)})
 		}
 	}
-	prog := report.NewProgress(c.ErrOrStderr(), showProgress(c, f.quiet, false), "count", report.FilesSize(logs, f.maxBytes))
-	if prog != nil {
+	opts := segment.CountOptions{Uncompressed: f.detail, MaxBytes: f.maxBytes, MaxDecompressed: f.maxDecomp}
+	var prog *report.Progress
+	if showProgress(c, f.quiet, false) { // the total costs a stat per file
+		var logs []string
+		for i := range parts {
+			for _, s := range parts[i].Segments {
+				logs = append(logs, s.Path)
+			}
+		}
+		prog = report.NewProgress(c.ErrOrStderr(), true, "count", report.FilesSize(logs, f.maxBytes))
 		opts.Progress = prog.Add
 	}
 	res, err := segment.CountPartitions(parts, f.workers, opts)
@@ -128,10 +137,14 @@ func runCount(c *cobra.Command, f *countFlags, args []string) error {
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
+	out := bufio.NewWriterSize(c.OutOrStdout(), 64<<10) // a line per partition
 	if f.asJSON {
-		err = report.CountJSON(c.OutOrStdout(), res, f.batchSize)
+		err = report.CountJSON(out, res, f.batchSize)
 	} else {
-		err = report.CountText(c.OutOrStdout(), res, f.detail, f.batchSize)
+		err = report.CountText(out, res, f.detail, f.batchSize)
+	}
+	if ferr := out.Flush(); err == nil {
+		err = ferr
 	}
 	if err != nil {
 		return err

@@ -182,6 +182,8 @@ func hintFor(err error) string {
 		return h
 	}
 	switch {
+	case errors.Is(err, segment.ErrNotLog):
+		return "kseg dump FILE prints index, producer snapshot and checkpoint files"
 	case errors.Is(err, segment.ErrIsDirectory):
 		return "give kseg the directory itself without --files (kseg dump DIR), or name a .log file inside it"
 	case errors.Is(err, indexcheck.ErrMissingLog):

@@ -77,9 +77,6 @@ func (x *OffsetIndex) Close() error { return x.f.close() }
 // BaseOffset returns the segment base offset.
 func (x *OffsetIndex) BaseOffset() int64 { return x.base }
 
-// Size returns the file length in bytes.
-func (x *OffsetIndex) Size() int64 { return x.f.size }
-
 // Path returns the path used in messages.
 func (x *OffsetIndex) Path() string { return x.f.path }
 

@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
+
+	"github.com/kseg/kseg/internal/rfile"
 )
 
 // blockSize is the target size of one read from an index file.
@@ -51,7 +52,7 @@ func openSlotFile(path string, width int) (slotFile, error) {
 	if err != nil {
 		abs = path
 	}
-	fh, err := os.Open(path)
+	fh, err := rfile.Open(path)
 	if err != nil {
 		return slotFile{}, errAt(abs, -1, err)
 	}

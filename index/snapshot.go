@@ -4,10 +4,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 
 	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/internal/rfile"
 )
 
 // Producer snapshot layout (section 7 of FORMAT.md).
@@ -225,17 +225,21 @@ func (s *Snapshot) UnmarshalBinary(b []byte) error {
 // ReadSnapshotFile reads and decodes a .snapshot file (Kafka reads the
 // whole file too). Errors carry the file's absolute path.
 func ReadSnapshotFile(path string) (*Snapshot, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = path
+	// Errors name the absolute path, found only when there is one
+	// (filepath.Abs costs a getwd: two stats per snapshot audited).
+	abs := func() string {
+		if a, err := filepath.Abs(path); err == nil {
+			return a
+		}
+		return path
 	}
-	b, err := os.ReadFile(path)
+	b, err := rfile.ReadFile(path)
 	if err != nil {
-		return nil, errAt(abs, -1, err)
+		return nil, errAt(abs(), -1, err)
 	}
 	s, err := ParseSnapshot(b)
 	if e, ok := err.(*Error); ok {
-		e.File = abs
+		e.File = abs()
 	}
 	return s, err
 }

@@ -93,11 +93,6 @@ func (x *TimeIndex) Iter() *Iterator[TimeEntry] {
 	return newIterator(&x.f, x.decode, func(i int64, e TimeEntry) bool { return i > 0 && e.Offset == x.base })
 }
 
-// IterAll iterates every slot, padding included.
-func (x *TimeIndex) IterAll() *Iterator[TimeEntry] {
-	return newIterator(&x.f, x.decode, nil)
-}
-
 // Lookup is Kafka's TimeIndex.lookup: the entry with the largest timestamp
 // <= target, or (timestamp -1, baseOffset) if none (found false).
 func (x *TimeIndex) Lookup(target int64) (e TimeEntry, found bool, err error) {

@@ -75,15 +75,6 @@ func OpenTxnIndex(path string) (*TxnIndex, error) {
 // Close closes the file if the index was opened by OpenTxnIndex.
 func (x *TxnIndex) Close() error { return x.f.close() }
 
-// BaseOffset returns the segment base offset.
-func (x *TxnIndex) BaseOffset() int64 { return x.base }
-
-// Size returns the file length in bytes.
-func (x *TxnIndex) Size() int64 { return x.f.size }
-
-// Entries returns the number of whole entries (length / 34).
-func (x *TxnIndex) Entries() int64 { return x.f.slots() }
-
 func (x *TxnIndex) decode(b []byte, slot int64) (AbortedTxn, error) {
 	t := DecodeAbortedTxn(b)
 	if v := t.Version(); v > 0 {

@@ -14,17 +14,6 @@ cmd=$1
 mkdir -p "$2"
 DIR="$(cd "$2" && pwd)"
 
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-free_port() {
-  local p
-  for _ in $(seq 1 200); do
-    p=$((20000 + RANDOM % 40000))
-    if port_free "$p"; then echo "$p"; return 0; fi
-  done
-  echo "no free port found" >&2
-  return 1
-}
-
 # A fixed cluster id keeps meta.properties comparable between regenerations.
 CLUSTER_ID=a3NlZy1vcmFjbGUtMDAwMQ
 

@@ -18,6 +18,28 @@ dump_class() {
   echo "$DUMP_CLASS"
 }
 
+# port_free PORT: nothing listens on 127.0.0.1:PORT.
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# free_port [RESERVED]: prints a random free port on 127.0.0.1 (20000-59999). With RESERVED (a
+# file), the port is also not listed there and is then appended to it: ports taken in subshells,
+# before any broker listens on them, are not handed out twice.
+free_port() {
+  local p reserved=${1:-}
+  for _ in $(seq 1 200); do
+    p=$((20000 + RANDOM % 40000))
+    port_free "$p" || continue
+    if [ -n "$reserved" ]; then
+      ! grep -qx "$p" "$reserved" 2>/dev/null || continue
+      echo "$p" >>"$reserved"
+    fi
+    echo "$p"
+    return 0
+  done
+  echo "no free port found" >&2
+  return 1
+}
+
 kafka_version() {
   sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$ORACLE/pom.xml"
 }

@@ -25,17 +25,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-free_port() {
-  local p
-  for _ in $(seq 1 200); do
-    p=$((20000 + RANDOM % 40000))
-    if port_free "$p" && ! grep -qx "$p" "$DIR/ports" 2>/dev/null; then echo "$p" >>"$DIR/ports"; echo "$p"; return 0; fi
-  done
-  return 1
-}
 declare -a BP CP
-for i in 1 2 3; do BP[$i]=$(free_port); CP[$i]=$(free_port); done
+for i in 1 2 3; do BP[$i]=$(free_port "$DIR/ports"); CP[$i]=$(free_port "$DIR/ports"); done
 VOTERS="1@127.0.0.1:${CP[1]},2@127.0.0.1:${CP[2]},3@127.0.0.1:${CP[3]}"
 BOOT="127.0.0.1:${BP[1]},127.0.0.1:${BP[2]},127.0.0.1:${BP[3]}"
 for i in 1 2 3; do

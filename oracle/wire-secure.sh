@@ -22,16 +22,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-free_port() {
-  local p
-  for _ in $(seq 1 200); do
-    p=$((20000 + RANDOM % 40000))
-    if port_free "$p" && ! grep -qx "$p" "$DIR/ports" 2>/dev/null; then echo "$p" >>"$DIR/ports"; echo "$p"; return 0; fi
-  done
-  return 1
-}
-
 # Certificates: a CA, the broker's certificate for 127.0.0.1 signed by it, and an unrelated CA.
 cd "$DIR"
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=kseg test CA" -keyout ca.key -out ca.pem 2>/dev/null
@@ -43,7 +33,7 @@ openssl x509 -req -in broker.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 
 openssl pkcs8 -topk8 -nocrypt -in broker.key -out broker.p8
 cat broker.p8 broker.crt >broker.pem
 
-P0=$(free_port); P1=$(free_port); P2=$(free_port); PC=$(free_port)
+P0=$(free_port "$DIR/ports"); P1=$(free_port "$DIR/ports"); P2=$(free_port "$DIR/ports"); PC=$(free_port "$DIR/ports")
 PASSWORD="alice-$RANDOM-secret"
 cat >server.properties <<PROPS
 process.roles=broker,controller

@@ -1,7 +1,6 @@
 package producer
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -43,22 +42,72 @@ type producerEntry struct {
 	inserted    int64 // insertion order into the broker's map
 }
 
+// pendingFile is one file of the active segment: bytes appended in memory
+// and written out (open, write, close) when flushAt of them are pending and
+// when the segment closes. No file stays open between writes, so the number
+// of partitions is not bounded by the open-file limit.
+type pendingFile struct {
+	path    string
+	buf     []byte
+	flushAt int
+	written bool // the file exists (created by the first write)
+}
+
+// write appends b, flushing when flushAt bytes are pending.
+func (f *pendingFile) write(b []byte) error {
+	f.buf = append(f.buf, b...)
+	if len(f.buf) >= f.flushAt {
+		return f.flush()
+	}
+	return nil
+}
+
+// flush writes the pending bytes: the first flush creates (truncates) the
+// file, later ones append. A flush with nothing pending still creates it.
+func (f *pendingFile) flush() error {
+	if f.written && len(f.buf) == 0 {
+		return nil
+	}
+	flag := os.O_WRONLY | os.O_APPEND
+	if !f.written {
+		flag = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	h, err := os.OpenFile(f.path, flag, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = h.Write(f.buf)
+	if cerr := h.Close(); err == nil {
+		err = cerr
+	}
+	f.written = true
+	f.buf = f.buf[:0]
+	return err
+}
+
+// Memory for pending bytes: writeBudget shared by the partitions, each
+// flushing at between minFlush and maxFlush bytes per file (a variable so
+// that a test can force many small writes).
+var writeBudget = 64 << 20
+
+const (
+	minFlush = 4 << 10
+	maxFlush = 1 << 20
+)
+
 // segmentWriter is the active segment of a partition.
 type segmentWriter struct {
-	base          int64
-	logF          *os.File
-	log           *bufio.Writer
-	idxF, tidxF   *os.File
-	idx, tidx     *bufio.Writer
-	size          int64
-	sinceIndex    int64
-	maxTs         int64 // maxTimestampSoFar
-	maxTsOffset   int64 // shallowOffsetOfMaxTimestampSoFar
-	lastTidxTs    int64
-	idxEntries    int
-	tidxEntries   int
-	rollingBaseTs int64 // max timestamp of the segment's first batch
-	hasFirst      bool
+	base           int64
+	log, idx, tidx pendingFile
+	size           int64
+	sinceIndex     int64
+	maxTs          int64 // maxTimestampSoFar
+	maxTsOffset    int64 // shallowOffsetOfMaxTimestampSoFar
+	lastTidxTs     int64
+	idxEntries     int
+	tidxEntries    int
+	rollingBaseTs  int64 // max timestamp of the segment's first batch
+	hasFirst       bool
 }
 
 // partitionWriter writes one partition directory the way a broker leader
@@ -72,6 +121,7 @@ type partitionWriter struct {
 	producers      map[int64]*producerEntry
 	stats          PartitionStats
 	scratch        []byte
+	flushAt        int // pending bytes per file that trigger a write
 }
 
 func newPartitionWriter(cfg *Config, root string, part int) (*partitionWriter, error) {
@@ -84,10 +134,9 @@ func newPartitionWriter(cfg *Config, root string, part int) (*partitionWriter, e
 		dir:       dir,
 		producers: map[int64]*producerEntry{},
 		stats:     PartitionStats{Partition: part, RecordsPerBatch: map[int]int{}},
+		flushAt:   min(maxFlush, max(minFlush, writeBudget/max(cfg.Partitions, 1))),
 	}
-	if err := w.openSegment(0); err != nil {
-		return nil, err
-	}
+	w.openSegment(0)
 	return w, nil
 }
 
@@ -95,42 +144,27 @@ func segmentName(dir string, base int64, suffix string) string {
 	return filepath.Join(dir, index.FormatBaseOffset(base)+suffix)
 }
 
-func (w *partitionWriter) openSegment(base int64) error {
+func (w *partitionWriter) openSegment(base int64) {
 	s := &segmentWriter{base: base, maxTs: batch.NoTimestamp, maxTsOffset: -1, lastTidxTs: batch.NoTimestamp}
-	var err error
-	if s.logF, err = os.Create(segmentName(w.dir, base, ".log")); err != nil {
-		return err
-	}
-	if s.idxF, err = os.Create(segmentName(w.dir, base, ".index")); err != nil {
-		return err
-	}
-	if s.tidxF, err = os.Create(segmentName(w.dir, base, ".timeindex")); err != nil {
-		return err
-	}
-	s.log = bufio.NewWriterSize(s.logF, 1<<20)
-	s.idx = bufio.NewWriterSize(s.idxF, 64<<10)
-	s.tidx = bufio.NewWriterSize(s.tidxF, 64<<10)
+	s.log = pendingFile{path: segmentName(w.dir, base, ".log"), flushAt: w.flushAt}
+	s.idx = pendingFile{path: segmentName(w.dir, base, ".index"), flushAt: w.flushAt}
+	s.tidx = pendingFile{path: segmentName(w.dir, base, ".timeindex"), flushAt: w.flushAt}
+	// The files are created by their first write at the latest when the
+	// segment closes: a small partition's files are each opened once.
 	w.seg = s
 	w.stats.Segments++
-	return nil
 }
 
 // closeSegment is onBecomeInactiveSegment + close: the final time-index
-// entry, then the files are flushed at their valid size.
+// entry, then the files are written out at their valid size.
 func (w *partitionWriter) closeSegment() error {
 	s := w.seg
-	if s.maxTs > s.lastTidxTs {
-		s.appendTimeIndex(s.maxTs, s.maxTsOffset)
-	}
 	var first error
-	for _, c := range []struct {
-		b *bufio.Writer
-		f *os.File
-	}{{s.log, s.logF}, {s.idx, s.idxF}, {s.tidx, s.tidxF}} {
-		if err := c.b.Flush(); err != nil && first == nil {
-			first = err
-		}
-		if err := c.f.Close(); err != nil && first == nil {
+	if s.maxTs > s.lastTidxTs {
+		first = s.appendTimeIndex(s.maxTs, s.maxTsOffset)
+	}
+	for _, f := range []*pendingFile{&s.log, &s.idx, &s.tidx} {
+		if err := f.flush(); err != nil && first == nil {
 			first = err
 		}
 	}
@@ -138,13 +172,13 @@ func (w *partitionWriter) closeSegment() error {
 	return first
 }
 
-func (s *segmentWriter) appendTimeIndex(ts, offset int64) {
+func (s *segmentWriter) appendTimeIndex(ts, offset int64) error {
 	var e [12]byte
 	binary.BigEndian.PutUint64(e[0:], uint64(ts))
 	binary.BigEndian.PutUint32(e[8:], uint32(offset-s.base))
-	s.tidx.Write(e[:])
 	s.lastTidxTs = ts
 	s.tidxEntries++
+	return s.tidx.write(e[:])
 }
 
 // shouldRoll is LogSegment.shouldRoll for an append of size bytes whose
@@ -189,7 +223,7 @@ func (w *partitionWriter) appendBatch(b []byte, nowMs int64) error {
 		}
 	}
 	s := w.seg
-	if _, err := s.log.Write(b); err != nil {
+	if err := s.log.write(b); err != nil {
 		return err
 	}
 	// LogSegment.append, per batch (KAFKA-806 form).
@@ -205,10 +239,14 @@ func (w *partitionWriter) appendBatch(b []byte, nowMs int64) error {
 		var e [8]byte
 		binary.BigEndian.PutUint32(e[0:], uint32(lastOffset-s.base))
 		binary.BigEndian.PutUint32(e[4:], uint32(s.size))
-		s.idx.Write(e[:])
 		s.idxEntries++
+		if err := s.idx.write(e[:]); err != nil {
+			return err
+		}
 		if s.maxTs > s.lastTidxTs {
-			s.appendTimeIndex(s.maxTs, s.maxTsOffset)
+			if err := s.appendTimeIndex(s.maxTs, s.maxTsOffset); err != nil {
+				return err
+			}
 		}
 		s.sinceIndex = 0
 	}
@@ -244,9 +282,7 @@ func (w *partitionWriter) roll() error {
 	if err := w.closeSegment(); err != nil {
 		return err
 	}
-	if err := w.openSegment(w.leo); err != nil {
-		return err
-	}
+	w.openSegment(w.leo)
 	return w.takeSnapshot(w.leo)
 }
 
@@ -310,13 +346,8 @@ func (w *partitionWriter) close(topicID index.Uuid) error {
 	return os.WriteFile(filepath.Join(w.dir, "partition.metadata"), pm, 0o644)
 }
 
-// abort closes open files after a failure; the temp dir is removed by the
-// caller.
+// abort drops the pending bytes after a failure (no file is held open);
+// the temp dir is removed by the caller.
 func (w *partitionWriter) abort() {
-	if w.seg != nil {
-		w.seg.logF.Close()
-		w.seg.idxF.Close()
-		w.seg.tidxF.Close()
-		w.seg = nil
-	}
+	w.seg = nil
 }

@@ -1,9 +1,11 @@
 package segment
 
 import (
+	"fmt"
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kseg/kseg/batch"
 )
@@ -205,6 +207,7 @@ func (c *Counter) countInto(s *Stats, seg Segment) error {
 	}
 	defer c.st.Close()
 	s.Files++
+	before := s.Batches
 	var pendBytes, pendBatches int64
 	if c.Options.Progress != nil {
 		defer func() { c.Options.Progress(pendBytes, pendBatches) }()
@@ -247,7 +250,14 @@ func (c *Counter) countInto(s *Stats, seg Segment) error {
 			c.Options.OnBatch(in)
 		}
 	}
-	return c.st.Err()
+	if err := c.st.Err(); err != nil {
+		return err
+	}
+	whole := c.Options.MaxBytes <= 0 || c.st.Size() < c.Options.MaxBytes
+	if seg.unnamed && whole && s.Batches == before && c.st.Tail() == 0 && c.st.Size() > 0 {
+		return &Error{File: seg.Path, Offset: 0, Err: fmt.Errorf("%w: no record batch frames at its start", ErrNotLog)}
+	}
+	return nil
 }
 
 // PartitionStats pairs a partition with its counts.
@@ -267,23 +277,30 @@ func CountPartitions(ps []Partition, workers int, opts CountOptions) ([]Partitio
 	workers = min(workers, max(len(ps), 1))
 	out := make([]PartitionStats, len(ps))
 	errs := make([]error, len(ps))
-	next := make(chan int)
+	// Workers take the next partition from a shared counter: handing
+	// indexes over a channel woke a parked goroutine per partition, which
+	// on many small partitions cost more than counting them.
+	var next atomic.Int64
+	work := func() {
+		c := &Counter{Options: opts}
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(ps) {
+				return
+			}
+			out[i].Partition = ps[i]
+			out[i].Stats, errs[i] = c.CountPartition(&ps[i])
+		}
+	}
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
+	for range workers - 1 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := &Counter{Options: opts}
-			for i := range next {
-				out[i].Partition = ps[i]
-				out[i].Stats, errs[i] = c.CountPartition(&ps[i])
-			}
+			work()
 		}()
 	}
-	for i := range ps {
-		next <- i
-	}
-	close(next)
+	work()
 	wg.Wait()
 	if err := firstErr(errs); err != nil {
 		return nil, err

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 
 	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/internal/rfile"
 	"github.com/kseg/kseg/located"
 )
 
@@ -124,7 +124,7 @@ func OpenFile(path string, maxBytes int64, opts Options) (*Stream, error) {
 // path with the same options and buffers.
 func (s *Stream) OpenFile(path string, maxBytes int64) error {
 	s.Close()
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return err
 	}

@@ -6,8 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/kseg/kseg/index"
 )
@@ -15,6 +18,12 @@ import (
 // ErrNoPartitions is returned for a directory holding neither log files nor
 // partition directories.
 var ErrNoPartitions = errors.New("no segment files and no partition directories (<topic>-<partition>) inside")
+
+// ErrNotLog is the cause for a file named on the command line that is not
+// a log segment: a known non-log kind (an index, a producer snapshot,
+// partition.metadata) given to a command that counts batches, or a file
+// not named like a log in which no batch frames.
+var ErrNotLog = errors.New("not a log segment")
 
 // Partition is one partition's log files as found on disk.
 type Partition struct {
@@ -36,6 +45,9 @@ type Partition struct {
 	// producer snapshots), which only Files returns.
 	explicit bool
 	extra    []Segment
+	// names are the directory's files (not sub-directories) in name
+	// order, as listed when the partition was read from its directory.
+	names []string
 }
 
 // Segment is one log-format file of a partition, or a segment held
@@ -50,6 +62,10 @@ type Segment struct {
 	Open func() (Source, io.Closer, error)
 	// Size, for a segment with Open, is its size when known (progress).
 	Size int64
+	// unnamed marks a file named on the command line whose name is not a
+	// log's (nor another known kind's): framed as a log, and not one if
+	// no batch frames at its start.
+	unnamed bool
 }
 
 // Resolver turns a source argument with a scheme ("kafka://...",
@@ -144,6 +160,7 @@ func Partitions(paths []string) ([]Partition, error) {
 				// Not named like a log file: framed as one when counted
 				// only if it is not a known non-log kind.
 				if sn.Kind == index.KindUnknown {
+					seg.unnamed = true
 					p.Segments = []Segment{seg}
 				} else {
 					p.extra = []Segment{seg}
@@ -156,11 +173,11 @@ func Partitions(paths []string) ([]Partition, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, d := range dirs {
-			p, err := readPartition(d)
-			if err != nil {
-				return nil, err
-			}
+		ps, err := readPartitions(dirs)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
 			add(p)
 		}
 	}
@@ -260,22 +277,60 @@ func parseName(name string) (index.SegmentName, bool) {
 	return sn, sn.State == index.StateNone
 }
 
-// readPartition lists a partition directory's log-format files.
-func readPartition(dir string) (Partition, error) {
+// readPartitions reads the partition directories dirs on GOMAXPROCS
+// goroutines (listing a directory is a few system calls that wait on the
+// kernel, so a log directory of thousands of small partitions lists in
+// about half the time on two CPUs). The result is in the order of dirs;
+// on failure, the error of the first failing directory in that order.
+func readPartitions(dirs []string) ([]Partition, error) {
+	out := make([]Partition, len(dirs))
+	errs := make([]error, len(dirs))
+	var next atomic.Int64
+	work := func() {
+		buf := make([]byte, 8<<10)
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(dirs) {
+				return
+			}
+			out[i], errs[i] = readPartition(dirs[i], buf)
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(dirs)/64+1)
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	work()
+	wg.Wait()
+	if err := firstErr(errs); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readPartition lists a partition directory's log-format files (buf is
+// listFiles' buffer).
+func readPartition(dir string, buf []byte) (Partition, error) {
 	p := newPartition(dir)
-	ents, err := os.ReadDir(dir)
+	names, err := listFiles(dir, buf)
 	if err != nil {
 		return p, err
 	}
-	for _, e := range ents {
-		if e.IsDir() {
-			continue
-		}
-		sn, ok := parseName(e.Name())
+	if names == nil {
+		names = []string{}
+	}
+	p.names = names
+	for _, name := range names {
+		sn, ok := parseName(name)
 		if !ok {
 			continue
 		}
-		seg := Segment{Path: filepath.Join(dir, e.Name()), BaseOffset: sn.BaseOffset}
+		seg := Segment{Path: filepath.Join(dir, name), BaseOffset: sn.BaseOffset}
 		switch sn.Kind {
 		case index.KindLog:
 			p.Segments = append(p.Segments, seg)
@@ -302,9 +357,12 @@ func (p *Partition) Files(all bool) ([]string, error) {
 		}
 		return out, nil
 	}
-	ents, err := os.ReadDir(p.Dir)
-	if err != nil {
-		return nil, err
+	names := p.names
+	if names == nil { // a Partition made by hand, not by the walker
+		var err error
+		if names, err = listFiles(p.Dir, make([]byte, 8<<10)); err != nil {
+			return nil, err
+		}
 	}
 	rank := map[index.FileKind]int{index.KindLog: 0, index.KindCheckpoint: 0, index.KindBootstrap: 0,
 		index.KindIndex: 1, index.KindTimeIndex: 2, index.KindTxnIndex: 3, index.KindSnapshot: 4}
@@ -314,11 +372,8 @@ func (p *Partition) Files(all bool) ([]string, error) {
 		rank int
 	}
 	var fs []f
-	for _, e := range ents {
-		if e.IsDir() {
-			continue
-		}
-		sn, ok := parseName(e.Name())
+	for _, name := range names {
+		sn, ok := parseName(name)
 		if !ok {
 			continue
 		}
@@ -326,7 +381,7 @@ func (p *Partition) Files(all bool) ([]string, error) {
 		if !ok || (!all && r != 0) {
 			continue
 		}
-		fs = append(fs, f{filepath.Join(p.Dir, e.Name()), sn.BaseOffset, r})
+		fs = append(fs, f{filepath.Join(p.Dir, name), sn.BaseOffset, r})
 	}
 	sort.SliceStable(fs, func(i, j int) bool {
 		if fs[i].off != fs[j].off {
@@ -356,6 +411,24 @@ func (p *Partition) Size() int64 {
 		}
 	}
 	return n
+}
+
+// Listing returns the names of the files (not sub-directories) in the
+// partition's directory, in name order, as listed when the partition was
+// read from it; nil for a partition assembled from named files or held
+// elsewhere (Explicit).
+func (p *Partition) Listing() []string { return p.names }
+
+// NotLogs returns the files named on the command line that are of a known
+// kind other than log-format (indexes, producer snapshots, checkpoints
+// other than KRaft snapshots): Files lists them for a dump, and commands
+// that count batches refuse them (ErrNotLog).
+func (p *Partition) NotLogs() []string {
+	var out []string
+	for _, s := range p.extra {
+		out = append(out, s.Path)
+	}
+	return out
 }
 
 // Explicit reports whether the partition was assembled from files named on

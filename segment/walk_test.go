@@ -2,9 +2,11 @@ package segment
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -149,5 +151,86 @@ func TestPartitionFiles(t *testing.T) {
 	fs, _ := ps[0].Files(false)
 	if len(fs) != 2 {
 		t.Errorf("files %v, want the two named", fs)
+	}
+}
+
+// TestListingAndParallelWalk: a log directory of many partitions is read
+// on several goroutines; the partitions come back sorted, each with the
+// files of its own directory (sub-directories left out), and a failing
+// directory fails the walk.
+func TestListingAndParallelWalk(t *testing.T) {
+	var files []string
+	for i := range 300 {
+		d := "t-" + strconv.Itoa(i) + "/"
+		files = append(files, d+l0, d+"00000000000000000000.index", d+"partition.metadata")
+		if i%7 == 0 {
+			files = append(files, d+l142, d+"sub/")
+		}
+	}
+	root := mkTree(t, files...)
+	ps, err := Partitions([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 300 {
+		t.Fatalf("%d partitions", len(ps))
+	}
+	for i, p := range ps {
+		want := []string{"00000000000000000000.index", l0, "partition.metadata"}
+		if i%7 == 0 {
+			want = []string{"00000000000000000000.index", l0, l142, "partition.metadata"}
+		}
+		if p.Partition != int32(i) || !reflect.DeepEqual(p.Listing(), want) || len(p.Segments) != len(want)-2 {
+			t.Fatalf("partition %d: %s listing %v segments %d", i, p.Name(), p.Listing(), len(p.Segments))
+		}
+	}
+	named, err := Partitions([]string{filepath.Join(root, "t-0", l0)})
+	if err != nil || named[0].Listing() != nil {
+		t.Errorf("named file: listing %v, err %v; want none", named[0].Listing(), err)
+	}
+	if os.Geteuid() == 0 {
+		return // root reads unreadable directories
+	}
+	bad := filepath.Join(root, "t-150")
+	if err := os.Chmod(bad, 0); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(bad, 0o755)
+	if _, err := Partitions([]string{root}); !errors.Is(err, os.ErrPermission) {
+		t.Errorf("unreadable partition directory: %v", err)
+	}
+}
+
+// TestListFilesMatchesReadDir: the walker's directory reader lists what
+// os.ReadDir lists, less sub-directories, over more entries than one
+// getdents buffer holds.
+func TestListFilesMatchesReadDir(t *testing.T) {
+	files := []string{".hidden", "sub/", "z.log", "a b.index", "00000000000000000000.log", "x/"}
+	for i := range 400 {
+		files = append(files, fmt.Sprintf("%020d.snapshot", i*7))
+	}
+	root := mkTree(t, files...)
+	if err := os.Symlink("sub", filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, e := range ents {
+		if !e.IsDir() {
+			want = append(want, e.Name())
+		}
+	}
+	got, err := listFiles(root, make([]byte, 512))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) || len(got) != 404+1 {
+		t.Errorf("listFiles: %d names, os.ReadDir: %d\n%v\n%v", len(got), len(want), got[:6], want[:6])
+	}
+	if _, err := listFiles(filepath.Join(root, "missing"), make([]byte, 512)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing directory: %v", err)
 	}
 }

@@ -21,6 +21,8 @@
 //	driver findings OUT N   write a log of N one-record batches with N-2 unmergeable sequence gaps
 //	driver walk DIR      list a log directory's partitions (segment.Partitions); prints partitions, not bytes
 //	driver readdir DIR   list, then open and read every segment on 2 goroutines (the floor under count/audit)
+//	driver parts DIR     count and audit over a log directory of many partitions, 1 and 2 workers,
+//	                     beside reading the bytes alone (a table, not one line; see parts.go)
 //	driver realistic CODEC OUT MB   write a segment of about MB*10^6 bytes of record values
 //	                     that compress 2-4x (JSON-like events, English-like text, ~10%
 //	                     random bytes), 16 KiB batches, for the codec rows
@@ -47,6 +49,13 @@ func main() {
 	}
 	if len(os.Args) == 4 && os.Args[1] == "findings" {
 		if err := findingsLog(os.Args[2], os.Args[3]); err != nil {
+			fmt.Fprintln(os.Stderr, "driver:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) == 3 && os.Args[1] == "parts" {
+		if err := manyParts(os.Args[2], 5); err != nil {
 			fmt.Fprintln(os.Stderr, "driver:", err)
 			os.Exit(1)
 		}
