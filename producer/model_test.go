@@ -423,3 +423,71 @@ func TestExplicitTimestamps(t *testing.T) {
 		t.Errorf("TimestampStepMs -2: %v, want ErrConfig", err)
 	}
 }
+
+// TestStickySwitchOnDrainedBatch follows Kafka 4.4.0's
+// RecordAccumulator.append and BuiltInPartitioner.updatePartitionInfo
+// record by record: producedBytes grows by each append's
+// estimatedSizeInBytes delta (a new batch's whole size, header included),
+// counted after the append; enableSwitch is allBatchesFull(deque) after
+// it; a record that does not fit closes the batch (closeForRecordAppends,
+// so isFull) and partitionChanged switches with enableSwitch true before
+// the new batch is made. A batch the sender drains leaves an empty deque,
+// which counts as all full.
+func TestStickySwitchOnDrainedBatch(t *testing.T) {
+	cfg := seedConfig(func(c *Config) {
+		c.Partitions = 3
+		c.BatchSize = 1024
+		c.LingerMs = 1000
+	})
+	s := newSim(&cfg, func(int, []byte, int64) error { return nil })
+	value := make([]byte, 100)
+	ub := batch.EstimateSizeUpperBound(nil, value, nil)
+	add := func() *pbatch {
+		pb, _, _, ok := s.append(-1, 0, nil, value, nil, ub)
+		if !ok {
+			t.Fatal("append failed")
+		}
+		return pb
+	}
+	drain := func(p int) {
+		d := &s.deqs[p]
+		for d.len() > 0 {
+			d.pop().closed = true
+		}
+	}
+	// 8 records fill a batch to 933 bytes, below batch.size: no switch.
+	first := add()
+	p := first.part
+	for range 7 {
+		if pb := add(); pb != first {
+			t.Fatalf("record went to a new batch before the first was full")
+		}
+	}
+	if got := s.sticky.produced; got != first.estimatedBytes() || got >= cfg.BatchSize {
+		t.Fatalf("produced %d bytes, batch %d", got, first.estimatedBytes())
+	}
+	// The sender drains it: the deque is empty (all full), but 933 < 1024
+	// bytes were produced, so the next record starts a new batch on p.
+	drain(p)
+	second := add()
+	if second.part != p || s.sticky.switches != 0 {
+		t.Fatalf("switched after %d bytes (partition %d -> %d)", first.estimatedBytes(), p, second.part)
+	}
+	// Now past batch.size, but the last batch is not full: no switch
+	// while records keep fitting.
+	for range 6 {
+		if pb := add(); pb != second || s.sticky.switches != 0 {
+			t.Fatalf("switched while the last batch had room")
+		}
+	}
+	// Drained again: the next record switches first (partitionChanged),
+	// so it is the first of the new period, 0 bytes produced before it.
+	drain(p)
+	third := add()
+	if s.sticky.switches != 1 || third.stick != 1 {
+		t.Fatalf("no switch after a drain past batch.size (switches %d)", s.sticky.switches)
+	}
+	if s.sticky.produced != third.estimatedBytes() {
+		t.Fatalf("new period starts at %d bytes, want the new batch's %d", s.sticky.produced, third.estimatedBytes())
+	}
+}
