@@ -44,7 +44,74 @@ func zz32(u uint64) int32 { v := uint32(u); return int32(v>>1) ^ -int32(v&1) }
 // fast decodes the record at r.pos into rec and advances, or returns false
 // having changed nothing but rec and the reused header slice (both of which
 // the careful path sets again).
+//
+// It takes the usual record (every varint of one or two bytes, no headers)
+// itself and hands any other to fastLong. Nothing it computes is live
+// across a call, so the common case keeps everything in registers (with
+// the long-varint calls inline, every field spilled to the stack).
 func (r *RecordReader) fast(rec *Record) bool {
+	b := r.buf
+	u, p := uv2(b, r.pos)
+	if p < 0 {
+		return r.fastLong(rec)
+	}
+	bodyLen := int(zz32(u))
+	if bodyLen < 1 || bodyLen > len(b)-p {
+		return r.fastLong(rec)
+	}
+	end := p + bodyLen
+	b = b[:end] // every read below stops at the record's end
+	attr := int8(b[p])
+	ts, p := uv2(b, p+1)
+	if p < 0 {
+		return r.fastLong(rec)
+	}
+	od, p := uv2(b, p)
+	if p < 0 {
+		return r.fastLong(rec)
+	}
+	u, p = uv2(b, p)
+	if p < 0 {
+		return r.fastLong(rec)
+	}
+	var key []byte
+	if l := int(zz32(u)); l >= 0 {
+		if l > end-p {
+			return r.fastLong(rec)
+		}
+		key = b[p : p+l : p+l]
+		p += l
+	}
+	u, p = uv2(b, p)
+	if p < 0 {
+		return r.fastLong(rec)
+	}
+	var value []byte
+	if l := int(zz32(u)); l >= 0 {
+		if l > end-p {
+			return r.fastLong(rec)
+		}
+		value = b[p : p+l : p+l]
+		p += l
+	}
+	// the header count, a one-byte zero, ends the record
+	if p+1 != end || b[p] != 0 {
+		return r.fastLong(rec)
+	}
+	rec.Attributes = attr
+	rec.TimestampDelta = int64(ts>>1) ^ -int64(ts&1)
+	rec.OffsetDelta = zz32(od)
+	rec.Key, rec.Value = key, value
+	rec.Headers = r.headers[:0]
+	rec.Size = end - r.pos
+	r.pos = end
+	r.remaining--
+	return true
+}
+
+// fastLong is fast for the records fast does not take: varints of up to
+// 4 bytes (9 for the timestamp delta), headers.
+func (r *RecordReader) fastLong(rec *Record) bool {
 	b := r.buf[r.pos:]
 	u, p := uv2(b, 0)
 	if p < 0 {
