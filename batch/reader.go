@@ -45,11 +45,15 @@ func (br *BatchReader) Open(b []byte, h *Header) error {
 // payload (61): positions in the decompressed records are not batch bytes,
 // so the decompressed position goes into the message instead.
 func (br *BatchReader) Next(rec *Record) (bool, error) {
-	if br.rr.remaining > 0 && !br.rr.careful && br.rr.fast(rec) {
-		return true, nil
-	}
-	ok, err := br.rr.Next(rec)
-	if err != nil && br.compressed {
+	// one call, so this inlines into the caller's loop
+	return br.rr.next(rec, br.compressed)
+}
+
+// slowNext is next for every record the fast path does not take: the
+// longer fast path, then the careful one. compressed: see BatchReader.Next.
+func (r *RecordReader) slowNext(rec *Record, compressed bool) (bool, error) {
+	ok, err := r.nextSlow(rec)
+	if err != nil && compressed {
 		if fe, isFE := err.(*FormatError); isFE {
 			detail := fe.Detail
 			if detail == "" {

@@ -26,14 +26,18 @@ func (r *RecordReader) Leftover() int { return len(r.buf) - r.pos }
 
 // Next decodes the next record into rec. It returns false with a nil error
 // when the declared count is exhausted.
-func (r *RecordReader) Next(rec *Record) (bool, error) {
+func (r *RecordReader) Next(rec *Record) (bool, error) { return r.next(rec, false) }
+
+// nextSlow is Next past the common case (see next): the longer fast path,
+// then the careful decoder, whose errors are the reader's errors.
+func (r *RecordReader) nextSlow(rec *Record) (bool, error) {
 	if r.remaining <= 0 {
 		if r.remaining < 0 {
 			return false, formatErr(r.base, ErrInvalidRecord, "Found invalid record count %d in magic v2 batch", r.remaining)
 		}
 		return false, nil
 	}
-	if !r.careful && r.fast(rec) {
+	if !r.careful && r.fastLong(rec) {
 		return true, nil
 	}
 	start := r.pos
