@@ -41,65 +41,64 @@ func uvLong(b []byte, p, max int) (uint64, int) {
 // truncation differs from Kafka's 5-byte read).
 func zz32(u uint64) int32 { v := uint32(u); return int32(v>>1) ^ -int32(v&1) }
 
-// next is Next for RecordReader and BatchReader (compressed: wrap errors as
-// BatchReader.Next says). It decodes the usual record itself (every varint
+// next is Next for RecordReader and BatchReader. It decodes the usual record itself (every varint
 // of one or two bytes, no headers) and hands any other record, the end of
 // the count and the tests' careful mode to slowNext: fastLong, then the
 // careful decoder. Nothing it computes is live across a call, so the
 // common case keeps everything in registers (with the long-varint calls
 // inline, every field was spilled to the stack), and BatchReader.Next,
 // one call to it, inlines: one call per record.
-func (r *RecordReader) next(rec *Record, compressed bool) (bool, error) {
+func (r *RecordReader) next(rec *Record) (bool, error) {
 	if r.remaining <= 0 || r.careful {
-		return r.slowNext(rec, compressed)
+		return r.slowNext(rec)
 	}
 	b := r.buf
 	u, p := uv2(b, r.pos)
 	if p < 0 {
-		return r.slowNext(rec, compressed)
+		return r.slowNext(rec)
 	}
 	bodyLen := int(zz32(u))
 	if bodyLen < 1 || bodyLen > len(b)-p {
-		return r.slowNext(rec, compressed)
+		return r.slowNext(rec)
 	}
 	end := p + bodyLen
 	b = b[:end] // every read below stops at the record's end
 	attr := int8(b[p])
 	ts, p := uv2(b, p+1)
 	if p < 0 {
-		return r.slowNext(rec, compressed)
+		return r.slowNext(rec)
 	}
 	od, p := uv2(b, p)
 	if p < 0 {
-		return r.slowNext(rec, compressed)
+		return r.slowNext(rec)
 	}
 	u, p = uv2(b, p)
 	if p < 0 {
-		return r.slowNext(rec, compressed)
+		return r.slowNext(rec)
 	}
 	var key []byte
 	if l := int(zz32(u)); l >= 0 {
 		if l > end-p {
-			return r.slowNext(rec, compressed)
+			return r.slowNext(rec)
 		}
 		key = b[p : p+l : p+l]
 		p += l
 	}
 	u, p = uv2(b, p)
 	if p < 0 {
-		return r.slowNext(rec, compressed)
+		return r.slowNext(rec)
 	}
 	var value []byte
 	if l := int(zz32(u)); l >= 0 {
 		if l > end-p {
-			return r.slowNext(rec, compressed)
+			return r.slowNext(rec)
 		}
 		value = b[p : p+l : p+l]
 		p += l
 	}
 	// the header count, a one-byte zero, ends the record
 	if p+1 != end || b[p] != 0 {
-		return r.slowNext(rec, compressed)
+		return r.slowNext(rec)
 	}
 	rec.Attributes = attr
 	rec.TimestampDelta = int64(ts>>1) ^ -int64(ts&1)
