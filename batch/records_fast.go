@@ -57,8 +57,9 @@ func (r *RecordReader) next(rec *Record) (bool, error) {
 	if p < 0 {
 		return r.slowNext(rec)
 	}
-	bodyLen := int(zz32(u))
-	if bodyLen < 1 || bodyLen > len(b)-p {
+	// lengths are zigzag: even is u/2, odd negative (a null key or value)
+	bodyLen := int(u >> 1)
+	if u&1 != 0 || bodyLen < 1 || bodyLen > len(b)-p {
 		return r.slowNext(rec)
 	}
 	end := p + bodyLen
@@ -77,7 +78,7 @@ func (r *RecordReader) next(rec *Record) (bool, error) {
 		return r.slowNext(rec)
 	}
 	var key []byte
-	if l := int(zz32(u)); l >= 0 {
+	if l := int(u >> 1); u&1 == 0 {
 		if l > end-p {
 			return r.slowNext(rec)
 		}
@@ -89,7 +90,7 @@ func (r *RecordReader) next(rec *Record) (bool, error) {
 		return r.slowNext(rec)
 	}
 	var value []byte
-	if l := int(zz32(u)); l >= 0 {
+	if l := int(u >> 1); u&1 == 0 {
 		if l > end-p {
 			return r.slowNext(rec)
 		}
@@ -124,8 +125,9 @@ func (r *RecordReader) fastLong(rec *Record) bool {
 			return false
 		}
 	}
-	bodyLen := int(zz32(u))
-	if bodyLen < 1 || bodyLen > len(b)-p {
+	// lengths are zigzag: even is u/2, odd negative (a null key or value)
+	bodyLen := int(u >> 1)
+	if u&1 != 0 || bodyLen < 1 || bodyLen > len(b)-p {
 		return false
 	}
 	body := b[p : p+bodyLen]
@@ -154,7 +156,7 @@ func (r *RecordReader) fastLong(rec *Record) bool {
 		}
 	}
 	var key []byte
-	if l := int(zz32(u)); l >= 0 {
+	if l := int(u >> 1); u&1 == 0 {
 		if l > len(body)-p {
 			return false
 		}
@@ -168,7 +170,7 @@ func (r *RecordReader) fastLong(rec *Record) bool {
 		}
 	}
 	var value []byte
-	if l := int(zz32(u)); l >= 0 {
+	if l := int(u >> 1); u&1 == 0 {
 		if l > len(body)-p {
 			return false
 		}
