@@ -8,7 +8,6 @@ type BatchReader struct {
 	Decompressor Decompressor
 	rr           RecordReader
 	err          error
-	compressed   bool
 }
 
 // Open prepares to read the records of batch b (the whole batch, header
@@ -16,7 +15,6 @@ type BatchReader struct {
 // a corrupt payload fails before any record is returned.
 func (br *BatchReader) Open(b []byte, h *Header) error {
 	br.err = nil
-	br.compressed = false
 	if len(b) < HeaderSize {
 		br.rr.Reset(nil, 0, HeaderSize)
 		return formatErr(len(b), ErrTruncated, "batch of %d bytes is shorter than its 61-byte header", len(b))
@@ -32,7 +30,7 @@ func (br *BatchReader) Open(b []byte, h *Header) error {
 			return err
 		}
 		br.rr.Reset(out, h.RecordCount, 0)
-		br.compressed = true
+		br.rr.compressed = true
 		return nil
 	}
 	br.rr.Reset(section, h.RecordCount, HeaderSize)
@@ -45,11 +43,16 @@ func (br *BatchReader) Open(b []byte, h *Header) error {
 // payload (61): positions in the decompressed records are not batch bytes,
 // so the decompressed position goes into the message instead.
 func (br *BatchReader) Next(rec *Record) (bool, error) {
-	if br.rr.remaining > 0 && !br.rr.careful && br.rr.fast(rec) {
-		return true, nil
-	}
-	ok, err := br.rr.Next(rec)
-	if err != nil && br.compressed {
+	// one call, so this inlines into the caller's loop
+	return br.rr.next(rec)
+}
+
+// slowNext is next for every record the fast path does not take: the
+// longer fast path, then the careful one; in a compressed batch's records,
+// errors are wrapped as BatchReader.Next says.
+func (r *RecordReader) slowNext(rec *Record) (bool, error) {
+	ok, err := r.nextSlow(rec)
+	if err != nil && r.compressed {
 		if fe, isFE := err.(*FormatError); isFE {
 			detail := fe.Detail
 			if detail == "" {

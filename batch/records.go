@@ -10,6 +10,9 @@ type RecordReader struct {
 	remaining int32
 	headers   []RecordHeader
 	careful   bool // tests: decode every record on the careful path
+	// compressed: the section is a compressed batch's decompressed records
+	// (set by BatchReader.Open; errors then say where in them)
+	compressed bool
 }
 
 // Reset points the reader at a records section holding count records.
@@ -17,6 +20,7 @@ type RecordReader struct {
 // uncompressed batch, 0 for a decompressed buffer), used in error positions.
 func (r *RecordReader) Reset(section []byte, count int32, basePos int) {
 	r.buf, r.pos, r.base, r.remaining = section, 0, basePos, count
+	r.compressed = false
 	r.headers = r.headers[:0]
 }
 
@@ -26,14 +30,18 @@ func (r *RecordReader) Leftover() int { return len(r.buf) - r.pos }
 
 // Next decodes the next record into rec. It returns false with a nil error
 // when the declared count is exhausted.
-func (r *RecordReader) Next(rec *Record) (bool, error) {
+func (r *RecordReader) Next(rec *Record) (bool, error) { return r.next(rec) }
+
+// nextSlow is Next past the common case (see next): the longer fast path,
+// then the careful decoder, whose errors are the reader's errors.
+func (r *RecordReader) nextSlow(rec *Record) (bool, error) {
 	if r.remaining <= 0 {
 		if r.remaining < 0 {
 			return false, formatErr(r.base, ErrInvalidRecord, "Found invalid record count %d in magic v2 batch", r.remaining)
 		}
 		return false, nil
 	}
-	if !r.careful && r.fast(rec) {
+	if !r.careful && r.fastLong(rec) {
 		return true, nil
 	}
 	start := r.pos

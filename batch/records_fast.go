@@ -4,7 +4,7 @@ package batch
 // varint of its usual size is decoded here with inlined varint reads and no
 // per-field error bookkeeping; anything else (an error of any kind, a varint
 // of 5 bytes or 10, which the slow path truncates as Kafka does) makes it
-// give up, and RecordReader.Next decodes the record again on the careful
+// give up, and the record is decoded again on the careful
 // path, so errors and their positions are exactly the careful path's.
 
 // uv2 reads an unsigned varint of one or two bytes at b[p:] and returns it
@@ -41,10 +41,83 @@ func uvLong(b []byte, p, max int) (uint64, int) {
 // truncation differs from Kafka's 5-byte read).
 func zz32(u uint64) int32 { v := uint32(u); return int32(v>>1) ^ -int32(v&1) }
 
-// fast decodes the record at r.pos into rec and advances, or returns false
-// having changed nothing but rec and the reused header slice (both of which
-// the careful path sets again).
-func (r *RecordReader) fast(rec *Record) bool {
+// next is Next for RecordReader and BatchReader. It decodes the usual record itself (every varint
+// of one or two bytes, no headers) and hands any other record, the end of
+// the count and the tests' careful mode to slowNext: fastLong, then the
+// careful decoder. Nothing it computes is live across a call, so the
+// common case keeps everything in registers (with the long-varint calls
+// inline, every field was spilled to the stack), and BatchReader.Next,
+// one call to it, inlines: one call per record.
+func (r *RecordReader) next(rec *Record) (bool, error) {
+	if r.remaining <= 0 || r.careful {
+		return r.slowNext(rec)
+	}
+	b := r.buf
+	u, p := uv2(b, r.pos)
+	if p < 0 {
+		return r.slowNext(rec)
+	}
+	// lengths are zigzag: even is u/2, odd negative (a null key or value)
+	bodyLen := int(u >> 1)
+	if u&1 != 0 || bodyLen < 1 || bodyLen > len(b)-p {
+		return r.slowNext(rec)
+	}
+	end := p + bodyLen
+	b = b[:end] // every read below stops at the record's end
+	attr := int8(b[p])
+	ts, p := uv2(b, p+1)
+	if p < 0 {
+		return r.slowNext(rec)
+	}
+	od, p := uv2(b, p)
+	if p < 0 {
+		return r.slowNext(rec)
+	}
+	u, p = uv2(b, p)
+	if p < 0 {
+		return r.slowNext(rec)
+	}
+	var key []byte
+	if l := int(u >> 1); u&1 == 0 {
+		if l > end-p {
+			return r.slowNext(rec)
+		}
+		key = b[p : p+l : p+l]
+		p += l
+	}
+	u, p = uv2(b, p)
+	if p < 0 {
+		return r.slowNext(rec)
+	}
+	var value []byte
+	if l := int(u >> 1); u&1 == 0 {
+		if l > end-p {
+			return r.slowNext(rec)
+		}
+		value = b[p : p+l : p+l]
+		p += l
+	}
+	// the header count, a one-byte zero, ends the record
+	if p+1 != end || b[p] != 0 {
+		return r.slowNext(rec)
+	}
+	rec.Attributes = attr
+	rec.TimestampDelta = int64(ts>>1) ^ -int64(ts&1)
+	rec.OffsetDelta = zz32(od)
+	rec.Key, rec.Value = key, value
+	rec.Headers = r.headers[:0]
+	rec.Size = end - r.pos
+	r.pos = end
+	r.remaining--
+	return true, nil
+}
+
+// fastLong decodes the record at r.pos into rec and advances, or returns
+// false having changed nothing but rec and the reused header slice (both of
+// which the careful path sets again). It is next's fallback for what next
+// does not take itself: varints of up to 4 bytes (9 for the timestamp
+// delta), headers.
+func (r *RecordReader) fastLong(rec *Record) bool {
 	b := r.buf[r.pos:]
 	u, p := uv2(b, 0)
 	if p < 0 {
@@ -52,8 +125,9 @@ func (r *RecordReader) fast(rec *Record) bool {
 			return false
 		}
 	}
-	bodyLen := int(zz32(u))
-	if bodyLen < 1 || bodyLen > len(b)-p {
+	// lengths are zigzag: even is u/2, odd negative (a null key or value)
+	bodyLen := int(u >> 1)
+	if u&1 != 0 || bodyLen < 1 || bodyLen > len(b)-p {
 		return false
 	}
 	body := b[p : p+bodyLen]
@@ -82,7 +156,7 @@ func (r *RecordReader) fast(rec *Record) bool {
 		}
 	}
 	var key []byte
-	if l := int(zz32(u)); l >= 0 {
+	if l := int(u >> 1); u&1 == 0 {
 		if l > len(body)-p {
 			return false
 		}
@@ -96,7 +170,7 @@ func (r *RecordReader) fast(rec *Record) bool {
 		}
 	}
 	var value []byte
-	if l := int(zz32(u)); l >= 0 {
+	if l := int(u >> 1); u&1 == 0 {
 		if l > len(body)-p {
 			return false
 		}
