@@ -2,10 +2,15 @@ package cmd
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kseg/kseg/producer"
 )
 
 // TestFitTiming is the calibration helper behind producer.DefaultTiming
@@ -22,7 +27,11 @@ import (
 // min–max, M the number of checks whose model median is more than 5% off
 // the real one, and S = 10*O + 10*M + 100*(sum of the median errors beyond
 // 5%): lower is better, 0 meets issue 11's criterion on every case. With
-// -v it also prints the table.
+// -v it also prints the table. With KSEG_FIT_BOOT set it also prints, per
+// check, how often the median criterion holds when the "real" runs are
+// drawn from the model's own runs (BOOT lines: 4000 draws, with
+// replacement, of as many runs as the case has): how fragile the
+// criterion is where the model were exactly right.
 func TestFitTiming(t *testing.T) {
 	flags := os.Getenv("KSEG_FIT")
 	if flags == "" {
@@ -57,6 +66,9 @@ func TestFitTiming(t *testing.T) {
 			continue
 		}
 		res := evalEnvelopeCase(t, c, extra, runs)
+		if os.Getenv("KSEG_FIT_BOOT") != "" {
+			bootMedian(t, c, extra, runs)
+		}
 		table = append(table, res.rows...)
 		outside += res.outsideRuns
 		off += len(res.off)
@@ -67,4 +79,36 @@ func TestFitTiming(t *testing.T) {
 	}
 	t.Logf("\n| case | partition | real batches per run | model min / p50 / max |\n| --- | --- | --- | --- |\n%s", strings.Join(table, "\n"))
 	fmt.Printf("FIT score=%.1f outside=%d medianoff=%d misses=%s flags=%s\n", float64(10*outside+10*off)+100*medErr, outside, off, strings.Join(misses, ","), flags)
+}
+
+// bootMedian prints, for each check of case c, the share of 4000 draws of
+// len(c.Runs) model runs (with replacement) whose median meets the 5%
+// criterion against the model's own median.
+func bootMedian(t *testing.T, c *envelopeCase, extra []string, runs int) {
+	t.Helper()
+	cfg := caseConfig(t, append(slices.Clone(c.ProduceArgs), extra...))
+	env, err := producer.Simulate(cfg, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const draws = 4000
+	for _, ck := range caseChecks(c, cfg, env) {
+		med := float64(lowerMedian(ck.model))
+		pooled := len(ck.model) / runs // partitions per run in the check
+		ok := 0
+		for range draws {
+			var s []int
+			for range len(c.Runs) {
+				r := rng.IntN(runs)
+				for q := range pooled {
+					s = append(s, ck.model[q*runs+r])
+				}
+			}
+			if m := medianOf(s); math.Abs(med-m) <= 0.05*m {
+				ok++
+			}
+		}
+		fmt.Printf("BOOT %s %s met=%.2f model-p50=%v real=%v\n", c.Case, ck.name, float64(ok)/draws, med, ck.real)
+	}
 }

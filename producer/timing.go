@@ -70,7 +70,8 @@ type Timing struct {
 	// IdleRTTFactor is the same for the produce round trip: the broker of
 	// the calibration runs shares the machine, and answers a request in
 	// 3-4 ms while the application thread sleeps between sends, against
-	// about 9 ms (RTT) in a burst; 1 (or 0) leaves the round trip as it is.
+	// the base RTT (9 ms, fitted) in a burst, where requests also queue
+	// behind each other; 1 (or 0) leaves the round trip as it is.
 	IdleRTTFactor float64
 	LoopCost      time.Duration // one Sender.runOnce: ready, request building, network write
 	CloseCost     time.Duration // ProducerBatch.close of one batch: header, CRC
@@ -119,9 +120,10 @@ type Timing struct {
 // README ("Timing, ranges and comparisons") has the procedure. Measured
 // from the real runs' timing data: the application thread's costs (send()
 // p50 ~11 us, p90 ~42 us, the first 50 sends ~5x slower), the first send
-// (27 ms, and the codec's load, log-sd 0.5), the round trip (request
-// latency ~9 ms in bursts, 3-4 ms in calm slow-sender runs: IdleRTTFactor
-// 0.4). Fitted with bench/fit-timing.sh against every committed case: the
+// (27 ms, and the codec's load, log-sd 0.5), the calm round trip (request
+// latency 3-4 ms in slow-sender runs: IdleRTTFactor 0.4 of the fitted
+// base RTT, 9 ms; in bursts the measured latency is 10-130 ms by request
+// size and queueing, README). Fitted with bench/fit-timing.sh against every committed case: the
 // sender's busy and idle wake-up, its idle cost factor and the cold round
 // trip per fresh partition; the other sender costs and the jitters kept
 // their earlier fitted values, which the grid confirmed.
