@@ -21,13 +21,19 @@ dump_class() {
 # port_free PORT: nothing listens on 127.0.0.1:PORT.
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
-# free_port [RESERVED]: prints a random free port on 127.0.0.1 (20000-59999). With RESERVED (a
-# file), the port is also not listed there and is then appended to it: ports taken in subshells,
-# before any broker listens on them, are not handed out twice.
+# free_port [RESERVED]: prints a random free port on 127.0.0.1, below the kernel's ephemeral
+# range (ip_local_port_range) where it can: a port in that range can be taken as the local end of
+# any outgoing connection between the check and the broker's bind. With RESERVED (a file), the
+# port is also not listed there and is then appended to it: ports taken in subshells, before any
+# broker listens on them, are not handed out twice.
 free_port() {
-  local p reserved=${1:-}
+  local p reserved=${1:-} lo=20000 span=40000 eph
+  eph=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true)
+  if [ -n "$eph" ] && [ "$eph" -gt 12000 ]; then
+    lo=10000 span=$((eph - 10000))
+  fi
   for _ in $(seq 1 200); do
-    p=$((20000 + RANDOM % 40000))
+    p=$((lo + (RANDOM * 32768 + RANDOM) % span))
     port_free "$p" || continue
     if [ -n "$reserved" ]; then
       ! grep -qx "$p" "$reserved" 2>/dev/null || continue

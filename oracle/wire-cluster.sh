@@ -66,10 +66,16 @@ wait_started() {
     local c
     c=$(grep -c "Kafka Server started" "$DIR/n$i/broker.log" 2>/dev/null || true)
     [ "${c:-0}" -ge "$n" ] && return 0
+    # a node that exited (a port taken, a bad config) will not start: say why now
+    if ! kill -0 "${PIDS[$i]}" 2>/dev/null; then
+      echo "node $i exited before it started" >&2
+      break
+    fi
     sleep 0.5
   done
   echo "node $i not ready" >&2
   tail -n 20 "$DIR/n$i/broker.out" >&2
+  grep -E "ERROR|FATAL|Exception" "$DIR/n$i/broker.log" 2>/dev/null | tail -n 10 >&2 || true
   exit 1
 }
 for i in 1 2 3; do start_node "$i"; done
