@@ -277,31 +277,13 @@ func CountPartitions(ps []Partition, workers int, opts CountOptions) ([]Partitio
 	workers = min(workers, max(len(ps), 1))
 	out := make([]PartitionStats, len(ps))
 	errs := make([]error, len(ps))
-	// Workers take the next partition from a shared counter: handing
-	// indexes over a channel woke a parked goroutine per partition, which
-	// on many small partitions cost more than counting them.
-	var next atomic.Int64
-	work := func() {
+	eachIndex(len(ps), workers, func() func(int) {
 		c := &Counter{Options: opts}
-		for {
-			i := int(next.Add(1) - 1)
-			if i >= len(ps) {
-				return
-			}
+		return func(i int) {
 			out[i].Partition = ps[i]
 			out[i].Stats, errs[i] = c.CountPartition(&ps[i])
 		}
-	}
-	var wg sync.WaitGroup
-	for range workers - 1 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work()
-		}()
-	}
-	work()
-	wg.Wait()
+	})
 	if err := firstErr(errs); err != nil {
 		return nil, err
 	}
@@ -315,4 +297,33 @@ func firstErr(errs []error) error {
 		}
 	}
 	return nil
+}
+
+// eachIndex runs do(i) for every i in [0, n) on workers goroutines, the
+// caller's among them; newWorker makes each worker's do, with its own
+// buffers. Workers take the next index from a shared counter: handing
+// indexes over a channel woke a parked goroutine per index, which on many
+// small partitions cost more than the work.
+func eachIndex(n, workers int, newWorker func() func(int)) {
+	var next atomic.Int64
+	work := func() {
+		do := newWorker()
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= n {
+				return
+			}
+			do(i)
+		}
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	work()
+	wg.Wait()
 }

@@ -9,8 +9,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/kseg/kseg/index"
 )
@@ -285,28 +283,11 @@ func parseName(name string) (index.SegmentName, bool) {
 func readPartitions(dirs []string) ([]Partition, error) {
 	out := make([]Partition, len(dirs))
 	errs := make([]error, len(dirs))
-	var next atomic.Int64
-	work := func() {
-		buf := make([]byte, 8<<10)
-		for {
-			i := int(next.Add(1) - 1)
-			if i >= len(dirs) {
-				return
-			}
-			out[i], errs[i] = readPartition(dirs[i], buf)
-		}
-	}
 	workers := min(runtime.GOMAXPROCS(0), len(dirs)/64+1)
-	var wg sync.WaitGroup
-	for range workers - 1 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work()
-		}()
-	}
-	work()
-	wg.Wait()
+	eachIndex(len(dirs), workers, func() func(int) {
+		buf := make([]byte, 8<<10)
+		return func(i int) { out[i], errs[i] = readPartition(dirs[i], buf) }
+	})
 	if err := firstErr(errs); err != nil {
 		return nil, err
 	}
