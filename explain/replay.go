@@ -24,24 +24,11 @@ import (
 // the contradictions exceed limit it stops (and the cuts are incomplete).
 func replay(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string, rtt int64, limit int) (violations, blocked int) {
 	cur := make([]int, len(parts))
-	own := func(b *Batch) (int64, string) {
-		d, why := b.FirstTs+L, CutLinger
-		if cand[b] && b.succ != nil && b.succ.first.ts < d {
-			d, why = b.succ.first.ts, CutSize
-		}
-		return d, why
-	}
+	own := func(b *Batch) (int64, string) { return ownDue(b, cand, L) }
 	var drains []int64
 	last := int64(math.MinInt64)
 	for {
-		T, k := int64(math.MaxInt64), -1
-		for p, bs := range parts {
-			if cur[p] < len(bs) {
-				if d, _ := own(bs[cur[p]]); d < T {
-					T, k = d, p
-				}
-			}
-		}
+		T, k := earliestHead(parts, cur, cand, L)
 		if k < 0 {
 			return violations, blocked
 		}
@@ -196,13 +183,7 @@ const replaySteps = 4000000
 // and stops as it does.
 func replayJitter(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string, limit int) (violations, blocked int) {
 	cur := make([]int, len(parts))
-	own := func(b *Batch) (int64, string) {
-		d, why := b.FirstTs+L, CutLinger
-		if cand[b] && b.succ != nil && b.succ.first.ts < d {
-			d, why = b.succ.first.ts, CutSize
-		}
-		return d, why
-	}
+	own := func(b *Batch) (int64, string) { return ownDue(b, cand, L) }
 	// drain takes, at T, the head batch of partition k and of every
 	// partition whose head has started; it returns how many of them the
 	// log contradicts and the last record time among them.
@@ -256,14 +237,7 @@ func replayJitter(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []
 		}
 	}
 	for {
-		T, k := int64(math.MaxInt64), -1
-		for p, bs := range parts {
-			if cur[p] < len(bs) {
-				if d, _ := own(bs[cur[p]]); d < T {
-					T, k = d, p
-				}
-			}
-		}
+		T, k := earliestHead(parts, cur, cand, L)
 		if k < 0 {
 			settle()
 			return violations, blocked
@@ -325,4 +299,29 @@ func replayJitter(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []
 		}
 		drains = append(drains, T)
 	}
+}
+
+// ownDue is when b becomes sendable by itself at linger.ms L, and why: at
+// its linger expiry, or earlier when a next record arrived that did not
+// fit (cand: the batches a size cut may have closed).
+func ownDue(b *Batch, cand map[*Batch]bool, L int64) (int64, string) {
+	d, why := b.FirstTs+L, CutLinger
+	if cand[b] && b.succ != nil && b.succ.first.ts < d {
+		d, why = b.succ.first.ts, CutSize
+	}
+	return d, why
+}
+
+// earliestHead is the partition whose head batch (parts[p][cur[p]]) is due
+// first, and when; k is -1 once every batch is sent.
+func earliestHead(parts [][]*Batch, cur []int, cand map[*Batch]bool, L int64) (T int64, k int) {
+	T, k = math.MaxInt64, -1
+	for p, bs := range parts {
+		if cur[p] < len(bs) {
+			if d, _ := ownDue(bs[cur[p]], cand, L); d < T {
+				T, k = d, p
+			}
+		}
+	}
+	return T, k
 }
