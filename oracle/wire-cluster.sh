@@ -17,6 +17,9 @@ stop_node() { # N SIGNAL
   kill -"$2" "$pid" 2>/dev/null || true
   for _ in $(seq 1 240); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
   kill -KILL "$pid" 2>/dev/null || true
+  # reap it: a node restarted while the old JVM still holds its log directory's lock fails with
+  # "Error starting LogManager"
+  wait "$pid" 2>/dev/null || true
   PIDS[$1]=""
 }
 cleanup() {
@@ -56,7 +59,7 @@ PROPS
 done
 start_node() {
   local i=$1
-  nohup "$JAVA" -Xmx256m -Xms128m -Dkafka.logs.dir="$DIR/n$i" -Dlog4j2.configurationFile="$ORACLE/log4j2-broker.properties" \
+  nohup "$JAVA" -Xmx512m -Xms128m -Dkafka.logs.dir="$DIR/n$i" -Dlog4j2.configurationFile="$ORACLE/log4j2-broker.properties" \
     -cp "$ORACLE/lib/*" kafka.Kafka "$DIR/n$i/server.properties" >"$DIR/n$i/broker.out" 2>&1 </dev/null &
   PIDS[$i]=$!
 }
@@ -68,14 +71,14 @@ wait_started() {
     [ "${c:-0}" -ge "$n" ] && return 0
     # a node that exited (a port taken, a bad config) will not start: say why now
     if ! kill -0 "${PIDS[$i]}" 2>/dev/null; then
-      echo "node $i exited before it started" >&2
+      echo "node $i exited before it started (start $n)" >&2
       break
     fi
     sleep 0.5
   done
-  echo "node $i not ready" >&2
+  echo "node $i not ready (start $n)" >&2
   tail -n 20 "$DIR/n$i/broker.out" >&2
-  grep -E "ERROR|FATAL|Exception" "$DIR/n$i/broker.log" 2>/dev/null | tail -n 10 >&2 || true
+  grep -E -A4 "ERROR|FATAL" "$DIR/n$i/broker.log" 2>/dev/null | tail -n 20 >&2 || true
   exit 1
 }
 for i in 1 2 3; do start_node "$i"; done
