@@ -63,22 +63,31 @@ start_node() {
     -cp "$ORACLE/lib/*" kafka.Kafka "$DIR/n$i/server.properties" >"$DIR/n$i/broker.out" 2>&1 </dev/null &
   PIDS[$i]=$!
 }
+node_errors() { # N: why node N stopped, from its output and log
+  tail -n 20 "$DIR/n$1/broker.out" >&2
+  grep -E -A4 "ERROR|FATAL" "$DIR/n$1/broker.log" 2>/dev/null | tail -n 20 >&2 || true
+}
 wait_started() {
-  local i=$1 n=${2:-1}
+  local i=$1 n=${2:-1} retried=""
   for _ in $(seq 1 600); do
     local c
     c=$(grep -c "Kafka Server started" "$DIR/n$i/broker.log" 2>/dev/null || true)
     [ "${c:-0}" -ge "$n" ] && return 0
-    # a node that exited (a port taken, a bad config) will not start: say why now
+    # A node that exited will not start: say why now, and start it once more (the cluster's
+    # startup is not what this script tests; a second failure fails it).
     if ! kill -0 "${PIDS[$i]}" 2>/dev/null; then
-      echo "node $i exited before it started (start $n)" >&2
-      break
+      wait "${PIDS[$i]}" 2>/dev/null || true
+      echo "wire-cluster: node $i exited before it started (start $n):" >&2
+      node_errors "$i"
+      if [ -n "$retried" ]; then break; fi
+      retried=1
+      sleep 2
+      start_node "$i"
     fi
     sleep 0.5
   done
   echo "node $i not ready (start $n)" >&2
-  tail -n 20 "$DIR/n$i/broker.out" >&2
-  grep -E -A4 "ERROR|FATAL" "$DIR/n$i/broker.log" 2>/dev/null | tail -n 20 >&2 || true
+  node_errors "$i"
   exit 1
 }
 for i in 1 2 3; do start_node "$i"; done
