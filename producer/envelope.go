@@ -115,15 +115,9 @@ func Simulate(cfg Config, runs int) (*Envelope, error) {
 	if runs < 1 {
 		return nil, configErr("runs must be at least 1")
 	}
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	recs, err := loadRecords(&cfg)
+	recs, err := prepare(&cfg)
 	if err != nil {
 		return nil, err
-	}
-	if cfg.Records < 0 {
-		cfg.Records = recs.count()
 	}
 	env := &Envelope{Config: cfg, Runs: make([]Layout, runs)}
 	sizes := newSizeCache()

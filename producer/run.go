@@ -68,15 +68,9 @@ func Run(cfg Config, out string, force bool) (*Result, error) {
 // Write runs the model and writes the partition directories into dir,
 // which must exist. It does not do the atomic placement; Run does.
 func Write(cfg Config, dir string) (*Result, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	recs, err := loadRecords(&cfg)
+	recs, err := prepare(&cfg)
 	if err != nil {
 		return nil, err
-	}
-	if cfg.Records < 0 {
-		cfg.Records = recs.count()
 	}
 	id := topicID(cfg.Seed, cfg.Topic)
 	res := &Result{Dir: dir, TopicID: id.String()}

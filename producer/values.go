@@ -37,6 +37,22 @@ type replayed struct {
 	headers    []batch.RecordHeader
 }
 
+// prepare validates cfg and loads its records; a replay (Records < 0)
+// takes its record count from them.
+func prepare(cfg *Config) (*records, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	recs, err := loadRecords(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Records < 0 {
+		cfg.Records = recs.count()
+	}
+	return recs, nil
+}
+
 // loadRecords resolves the configured value source. For --values-from with
 // Records < 0 it also tells how many records the source holds.
 func loadRecords(cfg *Config) (*records, error) {
