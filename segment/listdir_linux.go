@@ -1,10 +1,10 @@
 package segment
 
 import (
+	"encoding/binary"
 	"os"
 	"slices"
 	"syscall"
-	"unsafe"
 )
 
 // listFiles returns the names of the files (every entry but
@@ -38,33 +38,39 @@ func listFiles(dir string, buf []byte) ([]string, error) {
 		if n <= 0 {
 			break
 		}
-		// struct linux_dirent64 { u64 ino; s64 off; u16 reclen; u8 type; char name[]; }
-		for b := buf[:n]; len(b) >= 19; {
-			reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
-			if reclen < 19 || reclen > len(b) {
-				break
-			}
-			typ, rec := b[18], b[19:reclen]
-			b = b[reclen:]
-			end := 0
-			for end < len(rec) && rec[end] != 0 {
-				end++
-			}
-			name := rec[:end]
-			if string(name) == "." || string(name) == ".." {
-				continue
-			}
-			if typ == syscall.DT_DIR {
-				continue
-			}
-			if typ == syscall.DT_UNKNOWN { // file systems without d_type
-				if st, err := os.Lstat(dir + "/" + string(name)); err == nil && st.IsDir() {
-					continue
-				}
-			}
-			names = append(names, string(name))
-		}
+		names = appendDirents(names, buf[:n], func(name string) bool {
+			st, err := os.Lstat(dir + "/" + name)
+			return err == nil && st.IsDir()
+		})
 	}
 	slices.Sort(names)
 	return names, nil
+}
+
+// appendDirents appends the names in b, a getdents64 buffer (struct
+// linux_dirent64 { u64 ino; s64 off; u16 reclen; u8 type; char name[]; }),
+// but for ".", ".." and directories; isDir decides for entries of unknown
+// type (file systems without d_type). A record that does not fit ends the
+// buffer.
+func appendDirents(names []string, b []byte, isDir func(string) bool) []string {
+	for len(b) >= 19 {
+		reclen := int(binary.NativeEndian.Uint16(b[16:]))
+		if reclen < 19 || reclen > len(b) {
+			break
+		}
+		typ, rec := b[18], b[19:reclen]
+		b = b[reclen:]
+		end := 0
+		for end < len(rec) && rec[end] != 0 {
+			end++
+		}
+		name := rec[:end]
+		switch {
+		case string(name) == "." || string(name) == "..", typ == syscall.DT_DIR:
+		case typ == syscall.DT_UNKNOWN && isDir(string(name)):
+		default:
+			names = append(names, string(name))
+		}
+	}
+	return names
 }
