@@ -18,7 +18,8 @@
 #   --only REGEX  only the cases whose name matches (codec-fidelity.json is then not rewritten)
 #   --out DIR     where the JSON goes (default testdata/producer-envelope)
 #   --keep DIR    keep the work tree (broker logs, per-record times) in DIR
-#   --reuse DIR   assemble from such a kept tree without running Java again
+#   --reuse DIR   assemble from such a kept tree without running Java again; DIR:DIR2 pools
+#                 the runs of several kept trees (each with --runs N runs), in that order
 #   --max-pressure P  before each run, wait (up to 10 s) until less than P% of the last 10 s had a
 #                 task waiting for a CPU (/proc/pressure/cpu "some avg10"; default 50): runs on
 #                 a machine shared with other work then start in its calmer moments

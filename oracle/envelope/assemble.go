@@ -256,16 +256,21 @@ type CaseData struct {
 	Timing      map[string]any    `json:"timing"`
 }
 
-func assembleCase(work, kafka string, c Case, runs int) ([]byte, error) {
+// assembleCase reads runs runs of case c from each work tree in turn (one
+// per harness invocation: --reuse A:B pools them) and numbers them on.
+func assembleCase(works []string, kafka string, c Case, runs int) ([]byte, error) {
 	var rs []Run
 	var ts []map[string]any
-	for i := 0; i < runs; i++ {
-		r, t, err := assembleRun(work, c, i)
-		if err != nil {
-			return nil, err
+	for _, work := range works {
+		for i := 0; i < runs; i++ {
+			r, t, err := assembleRun(work, c, i)
+			if err != nil {
+				return nil, err
+			}
+			r.Run = len(rs)
+			rs = append(rs, r)
+			ts = append(ts, t)
 		}
-		rs = append(rs, r)
-		ts = append(ts, t)
 	}
 	return renderCase(c, kafka, rs, aggregateTiming(ts))
 }

@@ -160,7 +160,7 @@ func valueKind(c Case) string {
 // codecFidelity rebuilds every compressed batch of every run of the
 // compressed cases and tabulates the ratios per codec and value kind, then
 // per codec over all values.
-func codecFidelity(work, kafka string, runs int) ([]byte, error) {
+func codecFidelity(works []string, kafka string, runs int) ([]byte, error) {
 	type key struct{ codec, values string }
 	byKey := map[key][]Refit{}
 	cases := map[key]map[string]bool{}
@@ -168,7 +168,8 @@ func codecFidelity(work, kafka string, runs int) ([]byte, error) {
 		if c.Compression == "none" {
 			continue
 		}
-		for i := 0; i < runs; i++ {
+		for n := 0; n < runs*len(works); n++ {
+			work, i := works[n/runs], n%runs
 			for p := 0; p < c.Partitions; p++ {
 				fs, err := refitLog(filepath.Join(work, "broker", "logs", fmt.Sprintf("%s-%d", RunTopic(c, i), p)))
 				if err != nil {

@@ -13,6 +13,8 @@
 // WORK is the harness's work tree: WORK/broker/logs/<topic>-<p>/ (the
 // broker's partitions) and WORK/runs/<topic>.{records.tsv,timing.json,load}
 // (the Java program's records and timings, the load average at its start).
+// WORK may list several such trees, A:B, each with RUNS runs: their runs
+// are pooled in that order (two harness invocations of the same cases).
 // Record counts per batch are read from the .log files with kseg's reader.
 package main
 
@@ -23,6 +25,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 func main() {
@@ -49,7 +52,7 @@ func run(args []string) error {
 	case args[0] == "values" && len(args) == 2:
 		return writeValues(args[1])
 	case args[0] == "assemble" && (len(args) == 5 || len(args) == 6), args[0] == "codec" && len(args) == 5:
-		work, out, kafka := args[1], args[2], args[3]
+		works, out, kafka := strings.Split(args[1], ":"), args[2], args[3]
 		runs, err := strconv.Atoi(args[4])
 		if err != nil || runs < 1 {
 			return fmt.Errorf("RUNS: want a positive number, got %q", args[4])
@@ -68,7 +71,7 @@ func run(args []string) error {
 				if !only.MatchString(c.Name) {
 					continue
 				}
-				b, err := assembleCase(work, kafka, c, runs)
+				b, err := assembleCase(works, kafka, c, runs)
 				if err != nil {
 					return fmt.Errorf("%s: %w", c.Name, err)
 				}
@@ -78,7 +81,7 @@ func run(args []string) error {
 			}
 			return nil
 		}
-		b, err := codecFidelity(work, kafka, runs)
+		b, err := codecFidelity(works, kafka, runs)
 		if err != nil {
 			return err
 		}
