@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,7 +20,8 @@ import (
 // KSEG_FIT holds the produce flags to try (for example
 // "--wake-latency=1ms --loop-cost=200us"; "default" tries the defaults),
 // KSEG_FIT_RUNS the runs per case (default 200), KSEG_FIT_CASES a
-// comma-separated list of case names (default all). It prints one line,
+// comma-separated list of case names (default all), KSEG_FIT_DATA another
+// directory of case files (default the committed ones). It prints one line,
 //
 //	FIT score=S outside=O medianoff=M flags=...
 //
@@ -27,7 +29,9 @@ import (
 // min–max, M the number of checks whose model median is more than 5% off
 // the real one, and S = 10*O + 10*M + 100*(sum of the median errors beyond
 // 5%): lower is better, 0 meets issue 11's criterion on every case. With
-// -v it also prints the table. With KSEG_FIT_BOOT set it also prints, per
+// -v it also prints the table. With KSEG_FIT_BURST set it prints, per
+// case, the real and the model's median burst duration (first send() to
+// the last one's return): the application thread's speed, measured. With KSEG_FIT_BOOT set it also prints, per
 // check, how often the median criterion holds when the "real" runs are
 // drawn from the model's own runs (BOOT lines: 4000 draws, with
 // replacement, of as many runs as the case has): how fragile the
@@ -56,7 +60,11 @@ func TestFitTiming(t *testing.T) {
 		}
 	}
 	root := repoDir(t)
-	cases := loadEnvelopeCases(t)
+	data := filepath.Join(root, "testdata", "producer-envelope")
+	if d := os.Getenv("KSEG_FIT_DATA"); d != "" {
+		data = d // another set of real runs: a hold-out check
+	}
+	cases := loadEnvelopeCases(t, data)
 	t.Chdir(root)
 	var table, misses []string
 	outside, off, medErr := 0, 0, 0.0
@@ -66,6 +74,9 @@ func TestFitTiming(t *testing.T) {
 			continue
 		}
 		res := evalEnvelopeCase(t, c, extra, runs)
+		if os.Getenv("KSEG_FIT_BURST") != "" {
+			fmt.Println(res.burst)
+		}
 		if os.Getenv("KSEG_FIT_BOOT") != "" {
 			bootMedian(t, c, extra, runs)
 		}

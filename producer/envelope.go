@@ -3,6 +3,7 @@ package producer
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/kseg/kseg/batch"
 )
@@ -12,6 +13,10 @@ import (
 type Layout struct {
 	Run        int
 	Partitions [][]int32
+	// Burst is the virtual time from the first send() to the return of
+	// the last (0 in the ideal model): the calibration compares it with
+	// the real producer's.
+	Burst time.Duration
 }
 
 // Batches is the number of batches of partition p.
@@ -133,6 +138,9 @@ func Simulate(cfg Config, runs int) (*Envelope, error) {
 			return nil, fmt.Errorf("run %d: %w", c.Run, err)
 		}
 		builders = s.builders
+		if s.burstEnd > 0 {
+			l.Burst = time.Duration(s.burstEnd - c.StartTime*1e6)
+		}
 		env.Runs[r] = l
 	}
 	env.summarise()

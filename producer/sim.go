@@ -86,6 +86,7 @@ type sim struct {
 	// application thread
 	next     int64
 	appTs    int64 // ns: when record next's timestamp was taken
+	burstEnd int64 // ns: when the last send() returned
 	appAt    int64 // ns: when its append runs
 	state    appState
 	duty     float64 // the application thread's recent duty cycle (share of time in send())
@@ -319,6 +320,7 @@ func (s *sim) send() error {
 
 func (s *sim) scheduleNext(from int64) {
 	if s.next >= s.cfg.Records {
+		s.burstEnd = from
 		s.state = appDone
 		s.closed = true // KafkaProducer.close(): everything becomes sendable
 		s.wake()

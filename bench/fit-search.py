@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Seeded random local search over the sender's timing settings of `kseg produce`.
+
+The fitting half of the calibration behind producer.DefaultTiming (README, "Timing, ranges
+and comparisons"). Each candidate is scored by cmd's TestFitTiming (see bench/fit-timing.sh
+for the score) with 200 model runs per case, once with --seed 1 and once with --seed 7, and
+the mean is kept: a change that helps one seed's random stream only is not taken. A step
+multiplies one to three settings by exp(N(0, 0.35)) within their bounds and is kept when the
+mean score does not get worse. The application thread's settings are not searched: they
+are measured from the real runs' burst times (KSEG_FIT_BURST=1).
+
+    bench/fit-search.py --start FILE.json [--iters N] [--rng N] [--best FILE.json]
+
+--start is a JSON object with every searched setting, {"wake-latency": 6000, ...} (durations
+in microseconds), to start from (bench/fit-search-defaults.json holds the defaults); the best
+state so far is written to --best.
+Needs go and python3; runs in the repository's cmd/ directory.
+"""
+import argparse
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+# name: (lower bound, upper bound, unit); durations in microseconds.
+SEARCHED = {
+    "wake-latency": (500, 30000, "us"),
+    "cold-close": (1000, 60000, "us"),
+    "loop-cost": (100, 4000, "us"),
+    "close-cost": (30, 1500, "us"),
+    "cold-rtt": (1000, 80000, "us"),
+    "sender-run-jitter": (0.1, 1.6, ""),
+    "sender-jitter": (0.2, 1.6, ""),
+    "cold-jitter": (0.2, 2.2, ""),
+    "rtt-jitter": (0.05, 1.2, ""),
+    "idle-sender-factor": (0.005, 0.6, ""),
+    "idle-rtt-factor": (0.1, 1.0, ""),
+}
+
+
+def flags(state):
+    out = []
+    for k, v in sorted(state.items()):
+        unit = SEARCHED[k][2]
+        out.append(f"--{k}={int(round(v))}{unit}" if unit else f"--{k}={v:.3g}")
+    return " ".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--start", required=True)
+    ap.add_argument("--iters", type=int, default=100)
+    ap.add_argument("--rng", type=int, default=1)
+    ap.add_argument("--best", default="fit-search-best.json")
+    a = ap.parse_args()
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    tmp = tempfile.mkdtemp()
+    binary = os.path.join(tmp, "cmd.test")
+    subprocess.run(["go", "test", "-c", "-o", binary, "./cmd"], cwd=root, check=True)
+    state = json.load(open(a.start))
+
+    def score1(fl, seed):
+        env = dict(os.environ, KSEG_FIT=(fl + f" --seed {seed}").strip(), KSEG_FIT_RUNS="200")
+        r = subprocess.run([binary, "-test.run", "^TestFitTiming$"], cwd=os.path.join(root, "cmd"),
+                           env=env, capture_output=True, text=True)
+        for line in r.stdout.splitlines():
+            if line.startswith("FIT "):
+                return float(line.split()[1].split("=")[1]), line
+        sys.exit("TestFitTiming gave no score:\n" + r.stdout[-2000:] + r.stderr[-2000:])
+
+    pool = ThreadPoolExecutor(2)
+
+    def score(st):
+        fl = flags(st)
+        res = list(pool.map(lambda s: score1(fl, s), [1, 7]))
+        return sum(r[0] for r in res) / len(res), [r[1] for r in res]
+
+    best, lines = score(state)
+    print(f"START {best:.1f} {flags(state)}", flush=True)
+    rng = random.Random(a.rng)
+    for it in range(a.iters):
+        cand = dict(state)
+        for k in rng.sample(sorted(SEARCHED), rng.choice([1, 1, 2, 3])):
+            lo, hi, _ = SEARCHED[k]
+            if k not in cand:
+                sys.exit(f"--start must give every searched setting; {k} is missing")
+            cand[k] = min(hi, max(lo, cand[k] * math.exp(rng.gauss(0, 0.35))))
+        s, lines = score(cand)
+        if s <= best:
+            best, state = s, cand
+            with open(a.best, "w") as f:
+                json.dump(state, f)
+            print(f"IT {it} BEST {best:.1f} {flags(state)}", flush=True)
+            for line in lines:
+                print("   ", line[:160], flush=True)
+    print(f"END {best:.1f} {flags(state)}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
