@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/kseg/kseg/internal/spill"
 )
@@ -211,11 +212,16 @@ func (d *decoder) read(n uint64) []byte {
 		d.err = errSpill
 		return nil
 	}
-	if uint64(cap(d.scratch)) < n {
-		d.scratch = make([]byte, n)
+	// Read in steps of at most 1 MiB, so that a damaged length costs
+	// memory only for bytes that are really there.
+	d.scratch = d.scratch[:0]
+	for n > 0 && d.err == nil {
+		c := int(min(n, 1<<20))
+		start := len(d.scratch)
+		d.scratch = slices.Grow(d.scratch, c)[:start+c]
+		_, d.err = io.ReadFull(d.r, d.scratch[start:])
+		n -= uint64(c)
 	}
-	d.scratch = d.scratch[:n]
-	_, d.err = io.ReadFull(d.r, d.scratch)
 	return d.scratch
 }
 
@@ -271,18 +277,24 @@ func (d *decoder) finding(f *Finding, runs []*run) (explained, overlap bool, err
 		if nb > 1<<30 {
 			return false, false, errSpill
 		}
-		f.Batches = make([]BatchDetail, nb)
-		for i := range f.Batches {
-			b := &f.Batches[i]
+		// Grown as the details are read, not sized by the count: a
+		// damaged count must end in an error, not a huge allocation.
+		f.Batches = make([]BatchDetail, 0, min(nb, 64))
+		for ; nb > 0 && d.err == nil; nb-- {
+			var b BatchDetail
 			b.File = d.same(&d.dfile)
 			b.Position, b.FirstOffset, b.LastOffset = d.int(), d.int(), d.int()
 			b.BaseSequence, b.LastSequence = int32(d.int()), int32(d.int())
 			b.Count = d.int()
 			b.Message = d.str()
+			f.Batches = append(f.Batches, b)
 		}
 	}
-	if d.err == io.EOF {
+	switch {
+	case d.err == io.EOF:
 		d.err = io.ErrUnexpectedEOF
+	case d.err != nil && !errors.Is(d.err, io.ErrUnexpectedEOF) && !errors.Is(d.err, errSpill):
+		d.err = fmt.Errorf("%w: %w", errSpill, d.err) // a varint that overflows, or the file's read error
 	}
 	return flags&1 != 0, flags&2 != 0, d.err
 }
