@@ -34,8 +34,16 @@ type envelopeCase struct {
 	} `json:"runs"`
 }
 
-// envelopeRuns is how many runs the model simulates per case.
+// envelopeRuns is how many model runs give the range a real run must lie
+// in (issue 11: min–max over 200 runs).
 const envelopeRuns = 200
+
+// envelopeMedianRuns is how many model runs give the model's median. With
+// 200 the median of a partition holding a handful of batches sits on one
+// side of a one-batch boundary or the other depending on the seed; with
+// 1000 it is the model's, not the seed's. The first envelopeRuns of them
+// are the range's runs (run i is seeded by its index).
+const envelopeMedianRuns = 1000
 
 // loadEnvelopeCases reads every case file in dir (the committed ones:
 // testdata/producer-envelope).
@@ -88,15 +96,17 @@ func caseConfig(t *testing.T, args []string) producer.Config {
 // caseCheck is one partition (or, for the sticky partitioner, the pool of
 // all partitions) of a case: the real batch counts and the model's.
 type caseCheck struct {
-	name  string
-	real  []int
-	model []int
+	name   string
+	real   []int
+	model  []int // every simulated run (pooled: partition by partition)
+	lo, hi int   // the model's min–max over the range's runs
 }
 
 // checks builds the comparisons of a case. Keyed partitions are compared
 // one by one; unkeyed ones over several partitions are pooled, since which
 // partition the sticky partitioner favours is random in both.
-func caseChecks(c *envelopeCase, cfg producer.Config, env *producer.Envelope) []caseCheck {
+// rangeRuns is how many of the first runs give each check's min–max.
+func caseChecks(c *envelopeCase, cfg producer.Config, env *producer.Envelope, rangeRuns int) []caseCheck {
 	realOf := func(p int) []int {
 		var out []int
 		for _, r := range c.Runs {
@@ -110,17 +120,28 @@ func caseChecks(c *envelopeCase, cfg producer.Config, env *producer.Envelope) []
 		}
 		return out
 	}
+	add := func(ck *caseCheck, p int) {
+		counts := env.Partitions[p].BatchCounts
+		ck.real = append(ck.real, realOf(p)...)
+		if len(ck.model) == 0 {
+			ck.lo, ck.hi = counts[0], counts[0]
+		}
+		ck.model = append(ck.model, counts...)
+		ranged := counts[:min(rangeRuns, len(counts))]
+		ck.lo, ck.hi = min(ck.lo, slices.Min(ranged)), max(ck.hi, slices.Max(ranged))
+	}
 	if cfg.KeyCount == 0 && cfg.ValuesFrom == "" && cfg.Partitions > 1 {
 		ck := caseCheck{name: "all partitions"}
 		for p := range cfg.Partitions {
-			ck.real = append(ck.real, realOf(p)...)
-			ck.model = append(ck.model, env.Partitions[p].BatchCounts...)
+			add(&ck, p)
 		}
 		return []caseCheck{ck}
 	}
 	var out []caseCheck
 	for p := range cfg.Partitions {
-		out = append(out, caseCheck{name: fmt.Sprintf("p%d", p), real: realOf(p), model: env.Partitions[p].BatchCounts})
+		ck := caseCheck{name: fmt.Sprintf("p%d", p)}
+		add(&ck, p)
+		out = append(out, ck)
 	}
 	return out
 }
@@ -150,15 +171,15 @@ var knownMisses = map[string]struct {
 	outsideRange, medianOff bool
 	why                     string
 }{
-	"det-zstd-drift":   {false, true, "model median 391 against 372 (5.1%): the model's application thread is 9% faster than the real one here (burst 236 against 260 ms), so more batches are created before closes improve the compression estimate; 5 of 20 real runs are above 376, the model's p25"},
-	"k3-d12-v10-b4096": {false, true, "p1 holds 1000 records, 7 batches without a mid-burst split: 58% of the model's runs have none and 29% have 3-4 (their sender stalls on a cold round trip while p1 fills), while the real runs split it 0-3 times (7 in 9 runs, 8 in 5, 9 in 4, 10 in 2); p0 shows the same two modes (2-3 batches in 43% of the model's runs, real 4-9)"},
-	"t-slow1ms-l5-u3":  {false, true, "pooled over three sticky partitions: model median 23 against 26; the totals per run agree (median 89 against 87), but the model's sticks split them less evenly (its p20-p30 are 6 and 15 batches, the real ones 11 and 19)"},
+	"det-zstd-drift":   {false, true, "model median 391 against 372 (5.1%; 389 at seeds 7 and 11, inside the 390.6 the rule allows): the model's application thread is 6% faster than the real one here (burst 244 against 260 ms), so more batches are created before closes improve the compression estimate"},
+	"k3-d12-v10-b4096": {false, true, "p1 holds 1000 records, 7 batches without a mid-burst split that adds one: 62% of the model's runs (over 1000), against 9 of 20 real runs, so the median falls on 7 where the real one is 8; the model's splits come in two modes (no drain while p0 and p1 fill, or many: 10-11 batches in 20% of runs, real at most 10), and p0 shows the same (2-3 batches in 40% of the model's runs, never below 4 in the real ones). The model's application thread is 24% faster than the real one here (burst 106 against 140 ms)"},
 }
 
 // TestEnvelopeMatchesRealProducer: for every case the real Java producer
 // was run on, every real run's batch count per partition lies within the
 // model's min–max over 200 simulated runs, and the model's median batch
-// count is within 5% of the real median (but for knownMisses). Run with
+// count (over envelopeMedianRuns) is within 5% of the real median (but
+// for knownMisses). Run with
 // -v for the calibration table (case, real batch counts per run, model
 // min/p50/max).
 func TestEnvelopeMatchesRealProducer(t *testing.T) {
@@ -169,7 +190,7 @@ func TestEnvelopeMatchesRealProducer(t *testing.T) {
 	for i := range cases {
 		c := &cases[i]
 		t.Run(c.Case, func(t *testing.T) {
-			res := evalEnvelopeCase(t, c, nil, envelopeRuns)
+			res := evalEnvelopeCase(t, c, nil, envelopeRuns, envelopeMedianRuns)
 			table = append(table, res.rows...)
 			known := knownMisses[c.Case]
 			for _, m := range []struct {
@@ -202,11 +223,12 @@ type caseResult struct {
 }
 
 // evalEnvelopeCase simulates case c with extra produce flags (the timing
-// being fitted) over runs runs and compares it with the real runs.
-func evalEnvelopeCase(t *testing.T, c *envelopeCase, extra []string, runs int) caseResult {
+// being fitted) and compares it with the real runs: the range over the
+// first runs runs, the median over medianRuns (at least runs).
+func evalEnvelopeCase(t *testing.T, c *envelopeCase, extra []string, runs, medianRuns int) caseResult {
 	t.Helper()
 	cfg := caseConfig(t, append(slices.Clone(c.ProduceArgs), extra...))
-	env, err := producer.Simulate(cfg, runs)
+	env, err := producer.Simulate(cfg, max(runs, medianRuns))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,8 +241,8 @@ func evalEnvelopeCase(t *testing.T, c *envelopeCase, extra []string, runs int) c
 		modelBurst = append(modelBurst, int(l.Burst.Milliseconds()))
 	}
 	res.burst = fmt.Sprintf("BURST %s real-ms=%v model-ms-p50=%d", c.Case, medianOf(realBurst), lowerMedian(modelBurst))
-	for _, ck := range caseChecks(c, cfg, env) {
-		lo, hi := slices.Min(ck.model), slices.Max(ck.model)
+	for _, ck := range caseChecks(c, cfg, env, runs) {
+		lo, hi := ck.lo, ck.hi
 		med, rmed := lowerMedian(ck.model), medianOf(ck.real)
 		res.rows = append(res.rows, fmt.Sprintf("| %s | %s | %v | %d / %d / %d |", c.Case, ck.name, ck.real, lo, med, hi))
 		first := true

@@ -19,7 +19,9 @@ import (
 // every committed real-producer case. It runs only when KSEG_FIT is set;
 // KSEG_FIT holds the produce flags to try (for example
 // "--wake-latency=1ms --loop-cost=200us"; "default" tries the defaults),
-// KSEG_FIT_RUNS the runs per case (default 200), KSEG_FIT_CASES a
+// KSEG_FIT_RUNS the runs per case that give the range (default 200),
+// KSEG_FIT_MEDIAN_RUNS those that give the model's median (default 1000;
+// the first KSEG_FIT_RUNS of them are the range's), KSEG_FIT_CASES a
 // comma-separated list of case names (default all), KSEG_FIT_DATA another
 // directory of case files (default the committed ones). It prints one line,
 //
@@ -45,14 +47,8 @@ func TestFitTiming(t *testing.T) {
 	if flags != "default" {
 		extra = strings.Fields(flags)
 	}
-	runs := envelopeRuns
-	if v := os.Getenv("KSEG_FIT_RUNS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			t.Fatalf("KSEG_FIT_RUNS=%q: want a positive integer", v)
-		}
-		runs = n
-	}
+	runs := positiveEnv(t, "KSEG_FIT_RUNS", envelopeRuns)
+	medianRuns := positiveEnv(t, "KSEG_FIT_MEDIAN_RUNS", envelopeMedianRuns)
 	want := map[string]bool{}
 	for _, c := range strings.Split(os.Getenv("KSEG_FIT_CASES"), ",") {
 		if c != "" {
@@ -73,12 +69,12 @@ func TestFitTiming(t *testing.T) {
 		if len(want) > 0 && !want[c.Case] {
 			continue
 		}
-		res := evalEnvelopeCase(t, c, extra, runs)
+		res := evalEnvelopeCase(t, c, extra, runs, medianRuns)
 		if os.Getenv("KSEG_FIT_BURST") != "" {
 			fmt.Println(res.burst)
 		}
 		if os.Getenv("KSEG_FIT_BOOT") != "" {
-			bootMedian(t, c, extra, runs)
+			bootMedian(t, c, extra, max(runs, medianRuns))
 		}
 		table = append(table, res.rows...)
 		outside += res.outsideRuns
@@ -90,6 +86,21 @@ func TestFitTiming(t *testing.T) {
 	}
 	t.Logf("\n| case | partition | real batches per run | model min / p50 / max |\n| --- | --- | --- | --- |\n%s", strings.Join(table, "\n"))
 	fmt.Printf("FIT score=%.1f outside=%d medianoff=%d misses=%s flags=%s\n", float64(10*outside+10*off)+100*medErr, outside, off, strings.Join(misses, ","), flags)
+}
+
+// positiveEnv is the positive integer in the environment variable name, or
+// def when it is unset.
+func positiveEnv(t *testing.T, name string, def int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a positive integer", name, v)
+	}
+	return n
 }
 
 // bootMedian prints, for each check of case c, the share of 4000 draws of
@@ -104,7 +115,7 @@ func bootMedian(t *testing.T, c *envelopeCase, extra []string, runs int) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	const draws = 4000
-	for _, ck := range caseChecks(c, cfg, env) {
+	for _, ck := range caseChecks(c, cfg, env, runs) {
 		med := float64(lowerMedian(ck.model))
 		pooled := len(ck.model) / runs // partitions per run in the check
 		ok := 0
