@@ -178,9 +178,8 @@ var knownMisses = map[string]struct {
 // was run on, every real run's batch count per partition lies within the
 // model's min–max over 200 simulated runs, and the model's median batch
 // count (over envelopeMedianRuns) is within 5% of the real median (but
-// for knownMisses). Run with
-// -v for the calibration table (case, real batch counts per run, model
-// min/p50/max).
+// for knownMisses). Run with -v for the calibration table (case, real
+// batch counts per run, model min/p50/max).
 func TestEnvelopeMatchesRealProducer(t *testing.T) {
 	root := repoDir(t)
 	cases := loadEnvelopeCases(t, filepath.Join(repoDir(t), "testdata", "producer-envelope"))

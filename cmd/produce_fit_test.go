@@ -33,11 +33,11 @@ import (
 // 5%): lower is better, 0 meets issue 11's criterion on every case. With
 // -v it also prints the table. With KSEG_FIT_BURST set it prints, per
 // case, the real and the model's median burst duration (first send() to
-// the last one's return): the application thread's speed, measured. With KSEG_FIT_BOOT set it also prints, per
-// check, how often the median criterion holds when the "real" runs are
-// drawn from the model's own runs (BOOT lines: 4000 draws, with
-// replacement, of as many runs as the case has): how fragile the
-// criterion is where the model were exactly right.
+// the last one's return): the application thread's speed, measured. With
+// KSEG_FIT_BOOT set it also prints, per check, how often the median
+// criterion holds when the "real" runs are drawn from the model's own runs
+// (BOOT lines: 4000 draws, with replacement, of as many runs as the case
+// has): how fragile the criterion is where the model were exactly right.
 func TestFitTiming(t *testing.T) {
 	flags := os.Getenv("KSEG_FIT")
 	if flags == "" {
