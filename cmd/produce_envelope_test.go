@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -30,6 +31,10 @@ type envelopeCase struct {
 		Partitions []struct {
 			Partition       int   `json:"partition"`
 			RecordsPerBatch []int `json:"records_per_batch"`
+			// Per batch, from the real producer's callbacks: the last
+			// record's send() and the ack (µs since the first send()).
+			LastSendUs []float64 `json:"last_send_us"`
+			AckUs      []float64 `json:"ack_us"`
 		} `json:"partitions"`
 	} `json:"runs"`
 }
@@ -238,7 +243,19 @@ func evalEnvelopeCase(t *testing.T, c *envelopeCase, extra []string, runs, media
 	for _, l := range env.Runs {
 		modelBurst = append(modelBurst, int(l.Burst.Milliseconds()))
 	}
-	res.burst = fmt.Sprintf("BURST %s real-ms=%v model-ms-p50=%d", c.Case, medianOf(realBurst), lowerMedian(modelBurst))
+	var realReq, realAck, modelReq, modelAck []int
+	for i := range c.Runs {
+		if req, ack, ok := realFirstRequest(c, i); ok {
+			realReq, realAck = append(realReq, int(req/1e3)), append(realAck, int(ack/1e3))
+		}
+	}
+	for _, l := range env.Runs {
+		if l.FirstAck > 0 {
+			modelReq, modelAck = append(modelReq, int(l.FirstRequest.Milliseconds())), append(modelAck, int(l.FirstAck.Milliseconds()))
+		}
+	}
+	res.burst = fmt.Sprintf("BURST %s real-ms=%v model-ms-p50=%d first-request real=%v model=%v first-ack real=%v model=%v",
+		c.Case, medianOf(realBurst), lowerMedian(modelBurst), quartiles(realReq), quartiles(modelReq), quartiles(realAck), quartiles(modelAck))
 	for _, ck := range caseChecks(c, cfg, env, runs) {
 		lo, hi := ck.lo, ck.hi
 		med, rmed := lowerMedian(ck.model), medianOf(ck.real)
@@ -259,6 +276,52 @@ func evalEnvelopeCase(t *testing.T, c *envelopeCase, extra []string, runs, media
 		}
 	}
 	return res
+}
+
+// realFirstRequest estimates when real run i sent its first produce
+// request and got its response (µs after the first send()). The response
+// is the first ack; its request holds the batches acked with it (one per
+// partition, their callbacks back to back), and left no earlier than the
+// last of their records was sent: a lower bound, close where a partly
+// filled batch was drained (its partition gets records every few
+// hundred µs).
+func realFirstRequest(c *envelopeCase, i int) (req, ack float64, ok bool) {
+	type acked struct {
+		ack, lastSend float64
+		part          int
+	}
+	var all []acked
+	for _, p := range c.Runs[i].Partitions {
+		if len(p.AckUs) != len(p.RecordsPerBatch) || len(p.LastSendUs) != len(p.RecordsPerBatch) {
+			return 0, 0, false
+		}
+		for b := range p.AckUs {
+			all = append(all, acked{p.AckUs[b], p.LastSendUs[b], p.Partition})
+		}
+	}
+	if len(all) == 0 {
+		return 0, 0, false
+	}
+	slices.SortFunc(all, func(a, b acked) int { return cmp.Compare(a.ack, b.ack) })
+	seen := map[int]bool{}
+	prev := all[0].ack
+	for _, a := range all {
+		if seen[a.part] || a.ack-prev > 1500 {
+			break
+		}
+		seen[a.part], prev = true, a.ack
+		req = max(req, a.lastSend)
+	}
+	return req, all[0].ack, true
+}
+
+// quartiles is the 25th, 50th and 75th percentiles of xs (nil for none).
+func quartiles(xs []int) []int {
+	if len(xs) == 0 {
+		return nil
+	}
+	s := slices.Sorted(slices.Values(xs))
+	return []int{s[len(s)/4], s[len(s)/2], s[3*len(s)/4]}
 }
 
 // repoDir is the repository root (tests run in cmd/).

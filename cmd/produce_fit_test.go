@@ -33,7 +33,9 @@ import (
 // 5%): lower is better, 0 meets issue 11's criterion on every case. With
 // -v it also prints the table. With KSEG_FIT_BURST set it prints, per
 // case, the real and the model's median burst duration (first send() to
-// the last one's return): the application thread's speed, measured. With
+// the last one's return): the application thread's speed, measured; and
+// the quartiles of the first produce request's departure and of its ack
+// (realFirstRequest): the sender's cold start. With
 // KSEG_FIT_BOOT set it also prints, per check, how often the median
 // criterion holds when the "real" runs are drawn from the model's own runs
 // (BOOT lines: 4000 draws, with replacement, of as many runs as the case

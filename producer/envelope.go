@@ -17,6 +17,11 @@ type Layout struct {
 	// the last (0 in the ideal model): the calibration compares it with
 	// the real producer's.
 	Burst time.Duration
+	// FirstRequest and FirstAck are the virtual times from the first
+	// send() to the first produce request and to its response (0 when
+	// none was sent): the calibration compares the sender's cold start
+	// with the real producer's.
+	FirstRequest, FirstAck time.Duration
 }
 
 // Batches is the number of batches of partition p.
@@ -140,6 +145,10 @@ func Simulate(cfg Config, runs int) (*Envelope, error) {
 		builders = s.builders
 		if s.burstEnd > 0 {
 			l.Burst = time.Duration(s.burstEnd - c.StartTime*1e6)
+		}
+		if s.firstReqAt > 0 {
+			l.FirstRequest = time.Duration(s.firstReqAt - c.StartTime*1e6)
+			l.FirstAck = time.Duration(s.firstAckAt - c.StartTime*1e6)
 		}
 		env.Runs[r] = l
 	}

@@ -127,6 +127,9 @@ type sim struct {
 	created  int64
 	// closedCount counts closed batches
 	closedCount int64
+	// firstReqAt and firstAckAt: when the first produce request left and
+	// its response came (0 before)
+	firstReqAt, firstAckAt int64
 }
 
 // senderPhase is what the sender thread does until senderAt.
@@ -679,6 +682,9 @@ func (s *sim) request(node int, batches []*pbatch) {
 		}
 	}
 	at := max(s.now+s.clk.rtt(s.cfg.RTT, fresh, s.appDuty()), s.lastResp) // responses come back in order
+	if s.firstReqAt == 0 {
+		s.firstReqAt, s.firstAckAt = s.now, at
+	}
 	s.lastResp = at
 	s.resp = append(s.resp, response{at: at, node: node, batches: batches})
 }
