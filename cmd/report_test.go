@@ -290,3 +290,47 @@ func TestReportBrowser(t *testing.T) {
 	}
 	t.Logf("screenshot: %s (%d bytes)", shot, st.Size())
 }
+
+// A partition with more findings than the page lists: the table shows the
+// first ones and counts the rest, the chart marks every located one, and
+// both agree with kseg audit.
+func TestReportBoundsFindings(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "p")
+	args := []string{"produce", "--records", "400", "--value-size", "10", "--sync", "--out", dir}
+	for b := 3; b < 330; b += 5 { // a gap every fifth batch: 66 findings that do not merge
+		args = append(args, "--inject", fmt.Sprintf("gap@%d", b))
+	}
+	if _, stderr, code := runKseg(t, args...); code != 0 {
+		t.Fatalf("produce: exit %d: %s", code, stderr)
+	}
+	stdout, _, _ := runKseg(t, "audit", "--json", dir)
+	var sum struct {
+		Findings map[string]int `json:"findings"`
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
+		t.Fatalf("audit summary: %v", err)
+	}
+	total := sum.Findings["sequence-gap"]
+	if total <= 50 {
+		t.Fatalf("audit found %d gaps; the test needs more than the page lists", total)
+	}
+	out := filepath.Join(t.TempDir(), "r.html")
+	if _, stderr, code := runKseg(t, "report", "--out", out, dir); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	if got := strings.Count(page, `class="finding-row"`); got != 50 {
+		t.Errorf("%d finding rows, want 50", got)
+	}
+	if want := fmt.Sprintf("%d more findings: run kseg audit", total-50); !strings.Contains(page, want) {
+		t.Errorf("page lacks %q", want)
+	}
+	if want := fmt.Sprintf("Red triangles: %d audit finding(s)", total); !strings.Contains(page, want) {
+		t.Errorf("page lacks %q", want)
+	}
+}

@@ -92,8 +92,15 @@ type PartitionData struct {
 	// (CreateTime max timestamps), largest first.
 	Gaps []Gap
 	// Audit is the partition's audit; nil with AuditErr when it failed.
-	Audit    *audit.Result
-	AuditErr string
+	// Its Findings hold only the first tableFindings the page lists;
+	// FindingsTotal counts them all and Marks holds the first maxMarks
+	// located at an offset (the sequence chart's triangles), so a log
+	// with millions of findings costs the report no more memory than one
+	// with a hundred.
+	Audit         *audit.Result
+	AuditErr      string
+	FindingsTotal int
+	Marks         []audit.Finding
 	// Cuts is each batch's cut reason by base offset and Explained the
 	// producers writing to the partition, as kseg explain infers them
 	// (nil unless CollectOptions.Explain).
@@ -309,11 +316,8 @@ func collectPartition(p *segment.Partition, opts CollectOptions) (*PartitionData
 		case len(aps) != 1:
 			pd.AuditErr = "partition not found by the audit"
 		default:
-			r, err := audit.Run(aps[0], audit.Options{})
-			if err != nil {
+			if err := keepAudit(pd, aps[0]); err != nil {
 				pd.AuditErr = err.Error()
-			} else {
-				pd.Audit = r
 			}
 		}
 	}
@@ -351,4 +355,34 @@ func addExplained(pd *PartitionData, p *segment.Partition, ex *explain.Result) {
 			pd.Explained = append(pd.Explained, ps.Producer)
 		}
 	}
+}
+
+// keepAudit audits the partition and keeps of its findings only what the
+// page shows (PartitionData.Audit): the audit streams the rest through a
+// temporary file, dropped here.
+func keepAudit(pd *PartitionData, p *audit.Partition) error {
+	r, err := audit.RunStream(p, audit.Options{})
+	if err != nil {
+		return err
+	}
+	var table []audit.Finding
+	err = r.Each(func(f *audit.Finding) error {
+		pd.FindingsTotal++
+		if len(table) < tableFindings {
+			table = append(table, *f)
+		}
+		if f.FirstOffset >= 0 && len(pd.Marks) < maxMarks {
+			pd.Marks = append(pd.Marks, *f)
+		}
+		return nil
+	})
+	if cerr := r.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	r.Findings = table
+	pd.Audit = r
+	return nil
 }

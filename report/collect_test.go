@@ -1,6 +1,10 @@
 package report
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/kseg/kseg/producer"
+)
 
 // The sampler keeps at most max points, every stride-th batch from the
 // first, whatever the number of batches.
@@ -60,5 +64,33 @@ func TestTopGaps(t *testing.T) {
 	}
 	if len(gs) != 3 || gs[0].Millis != 9 || gs[1].Millis != 9 || gs[2].Millis != 7 || gs[0].AfterOffset != 2 {
 		t.Errorf("gaps %v", gs)
+	}
+}
+
+// The report keeps of a partition's findings only what the page shows,
+// whatever the audit finds.
+func TestCollectKeepsPageFindings(t *testing.T) {
+	cfg := producer.DefaultConfig()
+	cfg.Records, cfg.ValueSize, cfg.Sync = 400, 10, true
+	for b := 3; b < 330; b += 5 { // 66 gaps that do not merge
+		cfg.Inject = append(cfg.Inject, producer.Fault{Kind: producer.FaultGap, At: int64(b)})
+	}
+	dir := t.TempDir()
+	if _, err := producer.Write(cfg, dir); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := ResolveRuns([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Collect(runs, CollectOptions{Audit: true}); err != nil {
+		t.Fatal(err)
+	}
+	pd := &runs[0].Partitions[0]
+	if pd.Audit == nil {
+		t.Fatalf("no audit: %s", pd.AuditErr)
+	}
+	if pd.FindingsTotal != 66 || len(pd.Audit.Findings) != tableFindings || len(pd.Marks) != 66 {
+		t.Errorf("total %d, kept %d, marks %d: want 66, %d, 66", pd.FindingsTotal, len(pd.Audit.Findings), len(pd.Marks), tableFindings)
 	}
 }

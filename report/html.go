@@ -187,7 +187,7 @@ func auditCell(pd *PartitionData) string {
 		return "audit failed: " + pd.AuditErr
 	case pd.Audit == nil:
 		return "-"
-	case len(pd.Audit.Findings) == 0:
+	case pd.FindingsTotal == 0:
 		return "none"
 	}
 	return findingCounts(pd.Audit.Summary.Findings)
@@ -330,12 +330,11 @@ func auditTables(sb *strings.Builder, pd *PartitionData) {
 	if n := len(pd.Audit.Findings); n > 0 {
 		sb.WriteString("<table class=\"findings\"><tr><th>severity</th><th>finding</th></tr>")
 		for i := range pd.Audit.Findings {
-			if i == 50 {
-				fmt.Fprintf(sb, "<tr><td colspan=2 class=empty>%d more findings: run kseg audit</td></tr>", n-i)
-				break
-			}
 			f := &pd.Audit.Findings[i]
 			fmt.Fprintf(sb, "<tr class=\"finding-row\" data-code=\"%s\"><td class=\"sev-%s\">%s</td><td>%s</td></tr>", e(string(f.Code)), f.Severity, f.Severity, e(FindingLine(f)))
+		}
+		if more := pd.FindingsTotal - n; more > 0 {
+			fmt.Fprintf(sb, "<tr><td colspan=2 class=empty>%d more findings: run kseg audit</td></tr>", more)
 		}
 		sb.WriteString("</table>\n")
 	}

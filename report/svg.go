@@ -23,6 +23,7 @@ const (
 	plotH          = chartH - padT - padB
 	maxBars        = 60 // distinct record counts above this are binned
 	maxMarks       = 200
+	tableFindings  = 50 // findings listed under a partition
 )
 
 // palette colours producers and codecs (colour-blind friendly, Okabe-Ito).
@@ -269,13 +270,7 @@ func markedFindings(pd *PartitionData) []audit.Finding {
 	if pd.Audit == nil {
 		return nil
 	}
-	var out []audit.Finding
-	for _, f := range pd.Audit.Findings {
-		if f.FirstOffset >= 0 && len(out) < maxMarks {
-			out = append(out, f)
-		}
-	}
-	return out
+	return pd.Marks
 }
 
 // SequenceSVG draws base sequence against base offset, one colour per
