@@ -215,6 +215,34 @@ func TestEnvelopeMatchesRealProducer(t *testing.T) {
 	t.Logf("\n| case | partition | real batches per run | model min / p50 / max |\n| --- | --- | --- | --- |\n%s", strings.Join(table, "\n"))
 }
 
+// The held-out real runs (another day's, never fitted to: README, "Timing,
+// ranges and comparisons") are the same workloads as the committed ones,
+// so KSEG_FIT_DATA can score the model on them and oracle/producer-
+// envelope.sh --reuse can pool them.
+func TestHeldOutEnvelopeCases(t *testing.T) {
+	dir := filepath.Join(repoDir(t), "testdata")
+	fitted := loadEnvelopeCases(t, filepath.Join(dir, "producer-envelope"))
+	held := loadEnvelopeCases(t, filepath.Join(dir, "producer-envelope-heldout"))
+	args := map[string][]string{}
+	for _, c := range fitted {
+		args[c.Case] = c.ProduceArgs
+	}
+	if len(held) != len(fitted) {
+		t.Errorf("%d held-out cases, %d fitted", len(held), len(fitted))
+	}
+	for _, c := range held {
+		a, ok := args[c.Case]
+		switch {
+		case !ok:
+			t.Errorf("held-out case %s is not a fitted one", c.Case)
+		case !slices.Equal(a, c.ProduceArgs):
+			t.Errorf("%s: held-out produce_args %v, fitted %v", c.Case, c.ProduceArgs, a)
+		case len(c.Runs) < 5:
+			t.Errorf("%s: %d held-out runs", c.Case, len(c.Runs))
+		}
+	}
+}
+
 // caseResult is how the model does on one case: the table rows, the
 // criteria it misses, and a score for fitting (see TestFitTiming).
 type caseResult struct {
