@@ -36,6 +36,8 @@ SEARCHED = {
     "loop-cost": (100, 4000, "us"),
     "close-cost": (30, 1500, "us"),
     "cold-rtt": (1000, 80000, "us"),
+    "first-rtt": (0, 90000, "us"),
+    "cold-close-decay": (0.2, 4.0, ""),
     "sender-run-jitter": (0.1, 1.6, ""),
     "sender-jitter": (0.2, 1.6, ""),
     "cold-jitter": (0.2, 2.2, ""),
@@ -97,7 +99,8 @@ def main():
             lo, hi, _ = SEARCHED[k]
             if k not in cand:
                 sys.exit(f"--start must give every searched setting; {k} is missing")
-            cand[k] = min(hi, max(lo, cand[k] * math.exp(rng.gauss(0, 0.35))))
+            v = cand[k] if cand[k] > 0 else hi / 100  # a setting at 0 (off) first steps from 1% of its range
+            cand[k] = min(hi, max(lo, v * math.exp(rng.gauss(0, 0.35))))
         s, lines = score(cand)
         if s <= best:
             best, state = s, cand

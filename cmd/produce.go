@@ -73,7 +73,7 @@ type produceFlags struct {
 // timingFlags are the flags that set producer.Timing (--ideal excludes them).
 var timingFlags = []string{"batch-cost", "send-cost", "send-cost-per-kb", "send-cost-key", "send-cost-header", "send-cost-codec-per-kb",
 	"first-send-cost", "codec-load", "first-send-jitter", "warmup-sends", "warmup-factor", "wake-latency", "idle-wake-latency", "idle-sender-factor", "idle-rtt-factor", "loop-cost", "close-cost", "close-cost-per-kb",
-	"cold-close", "cold-close-compressed", "cold-rtt", "cold-jitter", "jitter", "sender-jitter", "run-jitter", "sender-run-jitter", "rtt-jitter", "pause-every", "pause-mean"}
+	"cold-close", "cold-close-compressed", "cold-close-decay", "cold-rtt", "first-rtt", "cold-jitter", "jitter", "sender-jitter", "run-jitter", "sender-run-jitter", "rtt-jitter", "pause-every", "pause-mean"}
 
 func addProduceFlags(fs *pflag.FlagSet, f *produceFlags) {
 	d := producer.DefaultConfig()
@@ -126,10 +126,12 @@ func addProduceFlags(fs *pflag.FlagSet, f *produceFlags) {
 	fs.DurationVar(&t.LoopCost, "loop-cost", dt.LoopCost, "sender thread: one runOnce (ready, request, network write)")
 	fs.DurationVar(&t.CloseCost, "close-cost", dt.CloseCost, "sender thread: closing one batch (header, CRC)")
 	fs.DurationVar(&t.ClosePerKB, "close-cost-per-kb", dt.ClosePerKB, "sender thread: close cost per KiB of uncompressed records, compression included (negative: the codec's default)")
-	fs.DurationVar(&t.ColdClose, "cold-close", dt.ColdClose, "sender thread: extra time of its first close, decaying as exp(-k/2) over the next ones (cold JVM)")
+	fs.DurationVar(&t.ColdClose, "cold-close", dt.ColdClose, "sender thread: extra time of its first close, decaying over the next ones by --cold-close-decay (cold JVM)")
 	fs.DurationVar(&t.ColdCloseCompressed, "cold-close-compressed", dt.ColdCloseCompressed, "sender thread: more extra time of the first closes with a codec")
+	fs.Float64Var(&t.ColdCloseDecay, "cold-close-decay", dt.ColdCloseDecay, "sender thread: how many closes the cold cost lasts (close k costs exp(-k/decay) of --cold-close)")
 	fs.DurationVar(&t.ColdRTT, "cold-rtt", dt.ColdRTT, "extra round trip of a produce request per partition in it the broker appends to for the first time (the requests behind it wait)")
-	fs.Float64Var(&t.ColdJitter, "cold-jitter", dt.ColdJitter, "log-normal sigma of one factor per run on --cold-close and --cold-rtt")
+	fs.DurationVar(&t.FirstRTT, "first-rtt", dt.FirstRTT, "extra round trip of the run's first produce request (the requests behind it wait)")
+	fs.Float64Var(&t.ColdJitter, "cold-jitter", dt.ColdJitter, "log-normal sigma of one factor per run on --cold-close, --cold-rtt and --first-rtt")
 	fs.Float64Var(&t.Jitter, "jitter", dt.Jitter, "log-normal sigma of every send() cost")
 	fs.Float64Var(&t.SenderJitter, "sender-jitter", dt.SenderJitter, "log-normal sigma of the sender's wake-ups, loops and closes (0: --jitter)")
 	fs.Float64Var(&t.RunJitter, "run-jitter", dt.RunJitter, "log-normal sigma of the application thread's speed over a whole run")

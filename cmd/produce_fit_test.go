@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -10,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/kseg/kseg/producer"
 )
@@ -134,5 +138,38 @@ func bootMedian(t *testing.T, c *envelopeCase, extra []string, runs int) {
 			}
 		}
 		fmt.Printf("BOOT %s %s met=%.2f model-p50=%v real=%v\n", c.Case, ck.name, float64(ok)/draws, med, ck.real)
+	}
+}
+
+// bench/fit-search-defaults.json, where a calibration search starts, is
+// the committed defaults (durations in µs, rounded as the file holds them).
+func TestFitSearchStartsAtDefaults(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(repoDir(t), "bench", "fit-search-defaults.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var start map[string]float64
+	if err := json.Unmarshal(raw, &start); err != nil {
+		t.Fatal(err)
+	}
+	var f produceFlags
+	fs := pflag.NewFlagSet("produce", pflag.ContinueOnError)
+	addProduceFlags(fs, &f)
+	for name, v := range start {
+		fl := fs.Lookup(name)
+		if fl == nil {
+			t.Errorf("%s: no such kseg produce flag", name)
+			continue
+		}
+		var def float64
+		if d, err := time.ParseDuration(fl.DefValue); err == nil {
+			def = math.Round(float64(d) / float64(time.Microsecond))
+		} else if def, err = strconv.ParseFloat(fl.DefValue, 64); err != nil {
+			t.Errorf("%s: default %q is neither a duration nor a number", name, fl.DefValue)
+			continue
+		}
+		if math.Abs(def-v) > 1e-9*math.Max(1, math.Abs(v)) {
+			t.Errorf("%s: fit-search-defaults.json has %v, the default is %v", name, v, def)
+		}
 	}
 }

@@ -456,3 +456,35 @@ func BenchmarkEnvelope200x10k(b *testing.B) {
 		}
 	}
 }
+
+// The cold start's two shapes: FirstRTT delays exactly the first request's
+// ack, and a short ColdCloseDecay puts the cold close cost in the first
+// close, so the first request (several partitions' batches) leaves sooner.
+func TestColdStartKnobs(t *testing.T) {
+	calm := func(mod func(*Timing)) Layout {
+		t.Helper()
+		c := timedConfig(func(c *Config) {
+			c.Records, c.Partitions, c.KeyPrefix, c.KeyCount, c.ValueSize, c.BatchSize = 3000, 3, "user-", 12, 10, 4096
+		})
+		tm := &c.Timing
+		tm.Jitter, tm.SenderJitter, tm.RunJitter, tm.SenderRunJitter, tm.RTTJitter, tm.ColdJitter, tm.FirstSendJitter, tm.PauseEvery = 0, 0, 0, 0, 0, 0, 0, 0
+		mod(tm)
+		env, err := Simulate(c, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return env.Runs[0]
+	}
+	base := calm(func(*Timing) {})
+	if base.FirstRequest <= 0 || base.FirstAck <= base.FirstRequest {
+		t.Fatalf("first request at %v, acked at %v", base.FirstRequest, base.FirstAck)
+	}
+	late := calm(func(tm *Timing) { tm.FirstRTT = 40 * time.Millisecond })
+	if late.FirstRequest != base.FirstRequest || late.FirstAck-base.FirstAck != 40*time.Millisecond {
+		t.Errorf("FirstRTT 40ms: request %v -> %v, ack %v -> %v: want the ack alone 40ms later", base.FirstRequest, late.FirstRequest, base.FirstAck, late.FirstAck)
+	}
+	early := calm(func(tm *Timing) { tm.ColdCloseDecay = 0.2 })
+	if early.FirstRequest >= base.FirstRequest {
+		t.Errorf("ColdCloseDecay 0.2: first request at %v, not before %v (decay 2)", early.FirstRequest, base.FirstRequest)
+	}
+}

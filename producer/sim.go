@@ -681,7 +681,7 @@ func (s *sim) request(node int, batches []*pbatch) {
 			fresh++
 		}
 	}
-	at := max(s.now+s.clk.rtt(s.cfg.RTT, fresh, s.appDuty()), s.lastResp) // responses come back in order
+	at := max(s.now+s.clk.rtt(s.cfg.RTT, fresh, s.firstReqAt == 0, s.appDuty()), s.lastResp) // responses come back in order
 	if s.firstReqAt == 0 {
 		s.firstReqAt, s.firstAckAt = s.now, at
 	}

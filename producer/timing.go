@@ -83,16 +83,22 @@ type Timing struct {
 	ClosePerKB time.Duration
 
 	// A cold JVM's sender: its first closes run interpreted code and load
-	// the request path (and the codec) on a busy machine, so close k costs
-	// ColdClose*exp(-k/2) more (ColdCloseCompressed more again with a
-	// codec); a request's round trip is ColdRTT longer for each partition
-	// in it that the broker appends to for the first time (the first
-	// append to a fresh partition: the real first ack comes later the more
-	// partitions the first request holds), and the requests behind it wait
-	// for it.
+	// the request path (and the codec) on a busy machine, so close k
+	// costs ColdClose*exp(-k/ColdCloseDecay) more (ColdCloseCompressed
+	// more again with a codec); a request's round trip is ColdRTT longer
+	// for each partition in it that the broker appends to for the first
+	// time (the first append to a fresh partition), and the requests
+	// behind it wait for it.
 	ColdClose           time.Duration
 	ColdCloseCompressed time.Duration
-	ColdRTT             time.Duration
+	// ColdCloseDecay is how many closes the cold cost lasts: close k
+	// costs exp(-k/ColdCloseDecay) of ColdClose (0: 2).
+	ColdCloseDecay float64
+	ColdRTT        time.Duration
+	// FirstRTT is the extra round trip of the run's first produce request,
+	// whatever it holds: the real first ack comes 45-60 ms after the first
+	// request on every case, one partition or eight (KSEG_FIT_BURST).
+	FirstRTT time.Duration
 	// ColdJitter is the log-normal sigma of one factor per run on the
 	// cold costs (ColdClose, ColdRTT): on a busy machine the cold phase of
 	// some runs takes hundreds of milliseconds.
@@ -161,6 +167,8 @@ func DefaultTiming() Timing {
 		ClosePerKB:          -1,
 		ColdClose:           11 * time.Millisecond,
 		ColdCloseCompressed: 0,
+		ColdCloseDecay:      2,
+		FirstRTT:            0,
 		ColdRTT:             6837 * time.Microsecond,
 		ColdJitter:          0.566,
 		Jitter:              1.05,
@@ -196,13 +204,13 @@ var (
 func (t *Timing) ideal() bool { return *t == Timing{} }
 
 func (t *Timing) valid() bool {
-	for _, d := range []time.Duration{t.ColdClose, t.ColdCloseCompressed, t.ColdRTT, t.FirstSend, t.SendCost, t.SendCostPerKB, t.SendCostKey, t.SendCostHeader, t.WakeLatency, t.IdleWakeLatency, t.LoopCost, t.CloseCost, t.PauseMean} {
+	for _, d := range []time.Duration{t.ColdClose, t.ColdCloseCompressed, t.ColdRTT, t.FirstRTT, t.FirstSend, t.SendCost, t.SendCostPerKB, t.SendCostKey, t.SendCostHeader, t.WakeLatency, t.IdleWakeLatency, t.LoopCost, t.CloseCost, t.PauseMean} {
 		if d < 0 {
 			return false
 		}
 	}
-	return t.WarmupSends >= 0 && t.WarmupFactor >= 0 && t.IdleSenderFactor >= 0 && t.IdleSenderFactor <= 1 && t.IdleRTTFactor >= 0 && t.IdleRTTFactor <= 1 && t.FirstSendJitter >= 0 && t.Jitter >= 0 && t.SenderJitter >= 0 && t.ColdJitter >= 0 && t.RunJitter >= 0 && t.SenderRunJitter >= 0 && t.RTTJitter >= 0 && t.PauseEvery >= 0 &&
-		!math.IsNaN(t.WarmupFactor+t.FirstSendJitter+t.Jitter+t.RunJitter+t.SenderRunJitter+t.RTTJitter+t.PauseEvery)
+	return t.WarmupSends >= 0 && t.WarmupFactor >= 0 && t.ColdCloseDecay >= 0 && t.IdleSenderFactor >= 0 && t.IdleSenderFactor <= 1 && t.IdleRTTFactor >= 0 && t.IdleRTTFactor <= 1 && t.FirstSendJitter >= 0 && t.Jitter >= 0 && t.SenderJitter >= 0 && t.ColdJitter >= 0 && t.RunJitter >= 0 && t.SenderRunJitter >= 0 && t.RTTJitter >= 0 && t.PauseEvery >= 0 &&
+		!math.IsNaN(t.WarmupFactor+t.ColdCloseDecay+t.FirstSendJitter+t.Jitter+t.RunJitter+t.SenderRunJitter+t.RTTJitter+t.PauseEvery)
 }
 
 // clock is one run's timing: the resolved costs in ns and its random
@@ -218,7 +226,7 @@ type clock struct {
 	wake, idleWake, loop, close, closePerByte  float64
 	jitter, rttJitter, senderJitter            float64
 	firstJitter, idleF, idleRTT                float64
-	cold, coldRTT                              float64
+	cold, coldDecay, coldRTT, firstRTT         float64
 	closes                                     int
 	pauseP, pauseMean                          float64
 	appSpeed, senderSpeed                      float64
@@ -273,7 +281,11 @@ func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
 	if c.senderJitter == 0 {
 		c.senderJitter = c.jitter
 	}
-	c.cold, c.coldRTT = float64(t.ColdClose), float64(t.ColdRTT)
+	c.cold, c.coldRTT, c.firstRTT = float64(t.ColdClose), float64(t.ColdRTT), float64(t.FirstRTT)
+	c.coldDecay = t.ColdCloseDecay
+	if c.coldDecay == 0 {
+		c.coldDecay = 2
+	}
 	if codec != batch.CodecNone {
 		c.cold += float64(t.ColdCloseCompressed)
 	}
@@ -290,6 +302,7 @@ func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
 		f := math.Exp(t.ColdJitter * c.rng.NormFloat64())
 		c.cold *= f
 		c.coldRTT *= f
+		c.firstRTT *= f
 	}
 
 	if t.WarmupSends > 0 && t.WarmupFactor > 0 {
@@ -370,8 +383,8 @@ func (c *clock) closeCost(uncompressed int, duty float64) int64 {
 		return 0
 	}
 	ns := c.close + c.closePerByte*float64(uncompressed)
-	if c.cold > 0 && c.closes < 16 {
-		ns += c.cold * math.Exp(-float64(c.closes)/2)
+	if k := float64(c.closes); c.cold > 0 && k < 8*c.coldDecay {
+		ns += c.cold * math.Exp(-k/c.coldDecay)
 	}
 	c.closes++
 	if ns == 0 {
@@ -381,12 +394,16 @@ func (c *clock) closeCost(uncompressed int, duty float64) int64 {
 }
 
 // rtt is one request's round trip; fresh of its partitions are appended
-// to for the first time; duty is the application thread's duty cycle.
-func (c *clock) rtt(base time.Duration, fresh int, duty float64) int64 {
+// to for the first time, first marks the run's first request; duty is the
+// application thread's duty cycle.
+func (c *clock) rtt(base time.Duration, fresh int, first bool, duty float64) int64 {
 	if c.ideal {
 		return int64(base)
 	}
 	load := c.idleRTT + (1-c.idleRTT)*duty
 	ns := float64(base)*load*c.noise(c.rttJitter) + c.coldRTT*float64(fresh)
+	if first {
+		ns += c.firstRTT
+	}
 	return int64(ns * c.senderSpeed)
 }
