@@ -100,7 +100,7 @@ type Timing struct {
 	// request on every case, one partition or eight (KSEG_FIT_BURST).
 	FirstRTT time.Duration
 	// ColdJitter is the log-normal sigma of one factor per run on the
-	// cold costs (ColdClose, ColdRTT): on a busy machine the cold phase of
+	// cold costs (ColdClose, ColdRTT, FirstRTT): on a busy machine the cold phase of
 	// some runs takes hundreds of milliseconds.
 	ColdJitter float64
 

@@ -282,7 +282,7 @@ func partitionCell(sb *strings.Builder, run string, pd *PartitionData, opt HTMLO
 	sb.WriteString("</div>\n<div class=\"fig\">")
 	// 4. producer sequences + audit
 	sp := seqPoints(pd)
-	marks := markedFindings(pd)
+	marks := pd.Marks
 	seqCap := sampleCaption(pd, len(sp), " with a producer id and sequence")
 	if pd.Audit != nil {
 		seqCap += fmt.Sprintf(" Red triangles: %d audit finding(s) located at an offset.", len(marks))

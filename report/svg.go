@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kseg/kseg/audit"
 	"github.com/kseg/kseg/batch"
 	"github.com/kseg/kseg/explain"
 )
@@ -264,15 +263,6 @@ func producerColors(pd *PartitionData) map[int64]string {
 	return m
 }
 
-// markedFindings are the findings drawn on the sequence chart: those
-// located at an offset, at most maxMarks.
-func markedFindings(pd *PartitionData) []audit.Finding {
-	if pd.Audit == nil {
-		return nil
-	}
-	return pd.Marks
-}
-
 // SequenceSVG draws base sequence against base offset, one colour per
 // producer id, with audit findings marked by red triangles.
 func SequenceSVG(pd *PartitionData) string {
@@ -283,7 +273,7 @@ func SequenceSVG(pd *PartitionData) string {
 	for _, p := range pts {
 		ymax = max(ymax, float64(p.BaseSequence))
 	}
-	marks := markedFindings(pd)
+	marks := pd.Marks
 	for _, f := range marks {
 		ymax = max(ymax, float64(f.BaseSequence))
 	}
