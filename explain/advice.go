@@ -38,16 +38,12 @@ func (p *Producer) Like() producer.Config {
 		return c
 	}
 	var sizes []int
-	keys := map[string]bool{}
+	keys := map[uint64]bool{}
 	tMin, tMax := data[0].FirstTs, data[0].LastTs
 	for _, b := range data {
-		if b.first.value == nil {
-			sizes = append(sizes, -1)
-		} else {
-			sizes = append(sizes, len(b.first.value))
-		}
-		if b.first.key != nil {
-			keys[string(b.first.key)] = true
+		sizes = append(sizes, b.first.valueLen)
+		if b.first.hasKey {
+			keys[b.first.keyHash] = true
 		}
 		tMin, tMax = min(tMin, b.FirstTs), max(tMax, b.LastTs)
 	}

@@ -7,6 +7,8 @@
 package explain
 
 import (
+	"hash/fnv"
+
 	"github.com/kseg/kseg/batch"
 	"github.com/kseg/kseg/segment"
 )
@@ -62,19 +64,37 @@ type Batch struct {
 	idx   int
 }
 
-// sample is what it takes to size a record at another position.
+// sample is what it takes to size a record at another position, and no
+// more: the record's bytes are not kept, so a log of large records costs
+// a few words per batch, not its values.
 type sample struct {
-	ts         int64
-	key, value []byte
-	headers    []batch.RecordHeader
+	ts       int64
+	body     int    // DefaultRecord body size at offset and timestamp delta 0
+	valueLen int    // -1: a null value
+	keyHash  uint64 // of the key, when hasKey (Like counts distinct keys)
+	hasKey   bool
+}
+
+func newSample(ts int64, rec *batch.Record) sample {
+	s := sample{ts: ts, body: batch.RecordBodySize(0, 0, rec.Key, rec.Value, rec.Headers), valueLen: -1}
+	if rec.Value != nil {
+		s.valueLen = len(rec.Value)
+	}
+	if rec.Key != nil {
+		h := fnv.New64a()
+		h.Write(rec.Key)
+		s.keyHash, s.hasKey = h.Sum64(), true
+	}
+	return s
 }
 
 // nextSize is the size the successor's first record would have had as
 // record number b.Records of b (DefaultRecord.sizeInBytes with its real
-// deltas).
+// deltas: the body at delta 0 has one-byte varints for both).
 func (b *Batch) nextSize() int {
 	n := b.succ.first
-	return batch.RecordSizeInBytes(int32(b.Records), n.ts-b.FirstTs, n.key, n.value, n.headers)
+	body := n.body - 2 + batch.SizeOfVarlong(n.ts-b.FirstTs) + batch.SizeOfVarint(int32(b.Records))
+	return body + batch.SizeOfVarint(int32(body))
 }
 
 // gap is the time from b's first record to the next batch's first record.
@@ -140,10 +160,7 @@ func readPartition(p *segment.Partition, numPartitions int, partitionFor func([]
 				b.LastSize = rec.Size
 				b.LastTs = ts
 				if i == 0 {
-					b.first = sample{ts: ts, key: clone(rec.Key), value: clone(rec.Value)}
-					for _, h := range rec.Headers {
-						b.first.headers = append(b.first.headers, batch.RecordHeader{Key: clone(h.Key), Value: clone(h.Value)})
-					}
+					b.first = newSample(ts, &rec)
 					b.FirstUB = batch.EstimateSizeUpperBound(rec.Key, rec.Value, rec.Headers)
 				}
 				switch {
@@ -163,11 +180,4 @@ func readPartition(p *segment.Partition, numPartitions int, partitionFor func([]
 		}
 	}
 	return out, nil
-}
-
-func clone(b []byte) []byte {
-	if b == nil {
-		return nil
-	}
-	return append([]byte{}, b...)
 }
