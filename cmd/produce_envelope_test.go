@@ -250,7 +250,12 @@ type caseResult struct {
 	outside, off []string
 	outsideRuns  int     // real partition runs outside the model's min–max
 	medianErr    float64 // sum over checks of |model p50 - real median| / real median beyond 5%
-	burst        string  // the median burst duration, real and model (a calibration aid)
+	// shape sums over checks the distance between the real and the model's
+	// distributions of batch counts (countDistance, over the real median);
+	// shapes lists them.
+	shape  float64
+	shapes []string
+	burst  string // the median burst duration, real and model (a calibration aid)
 }
 
 // evalEnvelopeCase simulates case c with extra produce flags (the timing
@@ -298,6 +303,9 @@ func evalEnvelopeCase(t *testing.T, c *envelopeCase, extra []string, runs, media
 				}
 			}
 		}
+		d := countDistance(ck.real, ck.model) / max(rmed, 1) // a partition the real runs never wrote to has median 0
+		res.shape += d
+		res.shapes = append(res.shapes, fmt.Sprintf("%s=%.2f", ck.name, d))
 		if d := math.Abs(float64(med) - rmed); d > 0.05*rmed {
 			res.off = append(res.off, fmt.Sprintf("%s: model median %d batches, real median %v (real %v): more than 5%% apart", ck.name, med, rmed, ck.real))
 			res.medianErr += d/rmed - 0.05
@@ -360,4 +368,35 @@ func repoDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return filepath.Dir(wd)
+}
+
+// countDistance is the earth mover's distance between two samples of batch
+// counts: the area between their cumulative distributions, in batches (a
+// one-batch shift of every run gives 1). The median criterion sees one
+// point of each distribution; this sees their shapes, so a model whose
+// runs split into two modes around the real ones scores worse than one
+// that matches them, however the medians fall.
+func countDistance(a, b []int) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	lo, hi := min(slices.Min(a), slices.Min(b)), max(slices.Max(a), slices.Max(b))
+	cdf := func(xs []int) []float64 {
+		f := make([]float64, hi-lo+1)
+		for _, x := range xs {
+			f[x-lo]++
+		}
+		acc := 0.0
+		for i := range f {
+			acc += f[i]
+			f[i] = acc / float64(len(xs))
+		}
+		return f
+	}
+	fa, fb := cdf(a), cdf(b)
+	d := 0.0
+	for i := range fa {
+		d += math.Abs(fa[i] - fb[i])
+	}
+	return d
 }
