@@ -44,6 +44,9 @@ SEARCHED = {
     "rtt-jitter": (0.05, 1.2, ""),
     "idle-sender-factor": (0.005, 0.6, ""),
     "idle-rtt-factor": (0.1, 1.0, ""),
+    "idle-sender-jitter": (0.2, 1.6, ""),
+    "idle-sender-run-jitter": (0.05, 1.6, ""),
+    "cold-close-compressed": (0, 30000, "us"),
 }
 
 

@@ -73,7 +73,7 @@ type produceFlags struct {
 // timingFlags are the flags that set producer.Timing (--ideal excludes them).
 var timingFlags = []string{"batch-cost", "send-cost", "send-cost-per-kb", "send-cost-key", "send-cost-header", "send-cost-codec-per-kb",
 	"first-send-cost", "codec-load", "first-send-jitter", "warmup-sends", "warmup-factor", "wake-latency", "idle-wake-latency", "idle-sender-factor", "idle-rtt-factor", "loop-cost", "close-cost", "close-cost-per-kb",
-	"cold-close", "cold-close-compressed", "cold-close-decay", "cold-rtt", "first-rtt", "cold-jitter", "jitter", "sender-jitter", "run-jitter", "sender-run-jitter", "rtt-jitter", "pause-every", "pause-mean"}
+	"cold-close", "cold-close-compressed", "cold-close-decay", "cold-rtt", "first-rtt", "cold-jitter", "jitter", "sender-jitter", "run-jitter", "sender-run-jitter", "idle-sender-jitter", "idle-sender-run-jitter", "rtt-jitter", "pause-every", "pause-mean"}
 
 func addProduceFlags(fs *pflag.FlagSet, f *produceFlags) {
 	d := producer.DefaultConfig()
@@ -136,6 +136,8 @@ func addProduceFlags(fs *pflag.FlagSet, f *produceFlags) {
 	fs.Float64Var(&t.SenderJitter, "sender-jitter", dt.SenderJitter, "log-normal sigma of the sender's wake-ups, loops and closes (0: --jitter)")
 	fs.Float64Var(&t.RunJitter, "run-jitter", dt.RunJitter, "log-normal sigma of the application thread's speed over a whole run")
 	fs.Float64Var(&t.SenderRunJitter, "sender-run-jitter", dt.SenderRunJitter, "log-normal sigma of the sender thread's (and the round trip's) speed over a whole run")
+	fs.Float64Var(&t.IdleSenderJitter, "idle-sender-jitter", dt.IdleSenderJitter, "--sender-jitter while the application thread is idle (by its duty cycle in between; 0: the same)")
+	fs.Float64Var(&t.IdleSenderRunJitter, "idle-sender-run-jitter", dt.IdleSenderRunJitter, "--sender-run-jitter while the application thread is idle (by its duty cycle in between; 0: the same)")
 	fs.Float64Var(&t.RTTJitter, "rtt-jitter", dt.RTTJitter, "log-normal sigma of each request's round trip")
 	fs.Float64Var(&t.PauseEvery, "pause-every", dt.PauseEvery, "application thread stalls once every N sends on average (0: never)")
 	fs.DurationVar(&t.PauseMean, "pause-mean", dt.PauseMean, "mean length of an application-thread stall (exponential)")

@@ -488,3 +488,39 @@ func TestColdStartKnobs(t *testing.T) {
 		t.Errorf("ColdCloseDecay 0.2: first request at %v, not before %v (decay 2)", early.FirstRequest, base.FirstRequest)
 	}
 }
+
+// The idle sender jitters apply while the application thread is idle and
+// the busy ones while it is busy; left at 0 they are the busy ones, so a
+// Timing without them draws exactly what it drew before they existed.
+func TestIdleSenderJitter(t *testing.T) {
+	logSD := func(tm Timing, duty float64) (speed, sd float64) {
+		t.Helper()
+		c := newClock(tm, batch.CodecNone, 3, 0)
+		speed = c.senderSpeed(duty)
+		var s, s2 float64
+		const n = 4000
+		for range n {
+			x := math.Log(float64(c.wakeLatency(duty)) / (float64(tm.WakeLatency) * speed))
+			s, s2 = s+x, s2+x*x
+		}
+		return speed, math.Sqrt(s2/n - (s/n)*(s/n))
+	}
+	tm := DefaultTiming()
+	tm.IdleWakeLatency = tm.WakeLatency // the same base either way: only the jitter differs
+	tm.SenderJitter, tm.SenderRunJitter = 1.2, 0.8
+	sameBusy, sdBusy := logSD(tm, 1)
+	sameIdle, sdIdle := logSD(tm, 0)
+	if sameBusy != sameIdle || math.Abs(sdBusy-1.2) > 0.06 || math.Abs(sdIdle-1.2) > 0.06 {
+		t.Errorf("idle jitters unset: speed %v busy, %v idle; log-sd %.3f busy, %.3f idle: want one speed and 1.2 both", sameBusy, sameIdle, sdBusy, sdIdle)
+	}
+	tm.IdleSenderJitter, tm.IdleSenderRunJitter = 0.3, 1e-12
+	busy, sdBusy := logSD(tm, 1)
+	idle, sdIdle := logSD(tm, 0)
+	half, sdHalf := logSD(tm, 0.5)
+	if busy != sameBusy || math.Abs(idle-1) > 1e-9 || math.Abs(math.Log(half)-math.Log(busy)/2) > 1e-6 {
+		t.Errorf("run speed %v busy (want %v), %v idle (want 1), %v at duty 0.5 (want %v)", busy, sameBusy, idle, half, math.Sqrt(busy))
+	}
+	if math.Abs(sdBusy-1.2) > 0.06 || math.Abs(sdIdle-0.3) > 0.02 || math.Abs(sdHalf-0.75) > 0.04 {
+		t.Errorf("log-sd of the wake-up %.3f busy (want 1.2), %.3f idle (want 0.3), %.3f at duty 0.5 (want 0.75)", sdBusy, sdIdle, sdHalf)
+	}
+}

@@ -121,9 +121,17 @@ type Timing struct {
 	// since the application's burst time varies by about 20% from run to
 	// run on a calm machine while the sender's timing varies far more.
 	SenderRunJitter float64
-	RTTJitter       float64
-	PauseEvery      float64
-	PauseMean       time.Duration
+	// IdleSenderJitter and IdleSenderRunJitter are SenderJitter and
+	// SenderRunJitter while the application thread is idle (by its duty
+	// cycle in between, as IdleSenderFactor): a sender that shares the
+	// CPU with a busy application thread and broker is delayed by the
+	// scheduler far more unevenly than one on a quiet machine (0: the
+	// busy value).
+	IdleSenderJitter    float64
+	IdleSenderRunJitter float64
+	RTTJitter           float64
+	PauseEvery          float64
+	PauseMean           time.Duration
 }
 
 // DefaultTiming is the timing calibrated against Kafka 4.4.0's Java
@@ -209,8 +217,8 @@ func (t *Timing) valid() bool {
 			return false
 		}
 	}
-	return t.WarmupSends >= 0 && t.WarmupFactor >= 0 && t.ColdCloseDecay >= 0 && t.IdleSenderFactor >= 0 && t.IdleSenderFactor <= 1 && t.IdleRTTFactor >= 0 && t.IdleRTTFactor <= 1 && t.FirstSendJitter >= 0 && t.Jitter >= 0 && t.SenderJitter >= 0 && t.ColdJitter >= 0 && t.RunJitter >= 0 && t.SenderRunJitter >= 0 && t.RTTJitter >= 0 && t.PauseEvery >= 0 &&
-		!math.IsNaN(t.WarmupFactor+t.ColdCloseDecay+t.FirstSendJitter+t.Jitter+t.RunJitter+t.SenderRunJitter+t.RTTJitter+t.PauseEvery)
+	return t.WarmupSends >= 0 && t.WarmupFactor >= 0 && t.ColdCloseDecay >= 0 && t.IdleSenderFactor >= 0 && t.IdleSenderFactor <= 1 && t.IdleRTTFactor >= 0 && t.IdleRTTFactor <= 1 && t.FirstSendJitter >= 0 && t.Jitter >= 0 && t.SenderJitter >= 0 && t.ColdJitter >= 0 && t.RunJitter >= 0 && t.SenderRunJitter >= 0 && t.IdleSenderJitter >= 0 && t.IdleSenderRunJitter >= 0 && t.RTTJitter >= 0 && t.PauseEvery >= 0 &&
+		!math.IsNaN(t.WarmupFactor+t.ColdCloseDecay+t.FirstSendJitter+t.Jitter+t.RunJitter+t.SenderRunJitter+t.IdleSenderJitter+t.IdleSenderRunJitter+t.RTTJitter+t.PauseEvery)
 }
 
 // clock is one run's timing: the resolved costs in ns and its random
@@ -229,8 +237,12 @@ type clock struct {
 	cold, coldDecay, coldRTT, firstRTT         float64
 	closes                                     int
 	pauseP, pauseMean                          float64
-	appSpeed, senderSpeed                      float64
-	warmUntil                                  int64 // sends past this are warm
+	appSpeed                                   float64
+	idleSenderJitter                           float64
+	// The sender's speed over the run is exp(sigma*senderZ), sigma
+	// between idleSenderRun and senderRun by the duty cycle.
+	senderZ, senderRun, idleSenderRun float64
+	warmUntil                         int64 // sends past this are warm
 }
 
 func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
@@ -293,10 +305,18 @@ func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
 		c.pauseP = 1 / t.PauseEvery
 	}
 	c.pauseMean = float64(t.PauseMean)
-	c.appSpeed, c.senderSpeed = 1, 1
-	if t.RunJitter > 0 || t.SenderRunJitter > 0 {
+	c.idleSenderJitter = t.IdleSenderJitter
+	if c.idleSenderJitter == 0 {
+		c.idleSenderJitter = c.senderJitter
+	}
+	c.senderRun, c.idleSenderRun = t.SenderRunJitter, t.IdleSenderRunJitter
+	if c.idleSenderRun == 0 {
+		c.idleSenderRun = c.senderRun
+	}
+	c.appSpeed = 1
+	if t.RunJitter > 0 || t.SenderRunJitter > 0 || t.IdleSenderRunJitter > 0 {
 		c.appSpeed = math.Exp(t.RunJitter * c.rng.NormFloat64())
-		c.senderSpeed = math.Exp(t.SenderRunJitter * c.rng.NormFloat64())
+		c.senderZ = c.rng.NormFloat64()
 	}
 	if t.ColdJitter > 0 {
 		f := math.Exp(t.ColdJitter * c.rng.NormFloat64())
@@ -349,6 +369,20 @@ func (c *clock) batchCost() int64 {
 	return int64(c.batch * c.appSpeed * c.noise(c.jitter))
 }
 
+// senderSpeed is the sender's (and the broker's) speed factor over the
+// run while the application thread's duty cycle is duty.
+func (c *clock) senderSpeed(duty float64) float64 {
+	if c.senderZ == 0 {
+		return 1
+	}
+	return math.Exp((c.idleSenderRun + (c.senderRun-c.idleSenderRun)*duty) * c.senderZ)
+}
+
+// senderNoise is one jitter factor on a sender step at duty cycle duty.
+func (c *clock) senderNoise(duty float64) float64 {
+	return c.noise(c.idleSenderJitter + (c.senderJitter-c.idleSenderJitter)*duty)
+}
+
 // wakeLatency is the delay from a wakeup to the sender running while the
 // application thread's duty cycle is duty (0 idle .. 1 busy).
 func (c *clock) wakeLatency(duty float64) int64 {
@@ -359,7 +393,7 @@ func (c *clock) wakeLatency(duty float64) int64 {
 	if w == 0 {
 		return 0
 	}
-	return int64(w * c.senderSpeed * c.noise(c.senderJitter))
+	return int64(w * c.senderSpeed(duty) * c.senderNoise(duty))
 }
 
 // contention is the factor on the sender's own costs when the
@@ -373,7 +407,7 @@ func (c *clock) loopCost(duty float64) int64 {
 	if c.ideal || c.loop == 0 {
 		return 0
 	}
-	return int64(c.loop * c.contention(duty) * c.senderSpeed * c.noise(c.senderJitter))
+	return int64(c.loop * c.contention(duty) * c.senderSpeed(duty) * c.senderNoise(duty))
 }
 
 // closeCost is the time ProducerBatch.close takes for a batch of
@@ -390,7 +424,7 @@ func (c *clock) closeCost(uncompressed int, duty float64) int64 {
 	if ns == 0 {
 		return 0
 	}
-	return int64(ns * c.contention(duty) * c.senderSpeed * c.noise(c.senderJitter))
+	return int64(ns * c.contention(duty) * c.senderSpeed(duty) * c.senderNoise(duty))
 }
 
 // rtt is one request's round trip; fresh of its partitions are appended
@@ -405,5 +439,5 @@ func (c *clock) rtt(base time.Duration, fresh int, first bool, duty float64) int
 	if first {
 		ns += c.firstRTT
 	}
-	return int64(ns * c.senderSpeed)
+	return int64(ns * c.senderSpeed(duty))
 }
