@@ -108,6 +108,7 @@ def main():
             v = cand[k] if cand[k] > 0 else hi / 100  # a setting at 0 (off) first steps from 1% of its range
             cand[k] = min(hi, max(lo, v * math.exp(rng.gauss(0, 0.35))))
         s, lines = score(cand)
+        print(f"IT {it} {s:.1f} (best {best:.1f})", flush=True)
         if s <= best:
             best, state = s, cand
             with open(a.best, "w") as f:
