@@ -48,6 +48,9 @@ SEARCHED = {
     "idle-sender-jitter": (0.2, 1.6, ""),
     "idle-sender-run-jitter": (0.05, 1.6, ""),
     "cold-close-compressed": (0, 30000, "us"),
+    "idle-pause-every": (20, 2000, ""),
+    "idle-wake-latency": (0, 3000, "us"),
+    "pause-mean": (200, 8000, "us"),
 }
 
 

@@ -72,8 +72,8 @@ type produceFlags struct {
 
 // timingFlags are the flags that set producer.Timing (--ideal excludes them).
 var timingFlags = []string{"batch-cost", "send-cost", "send-cost-per-kb", "send-cost-key", "send-cost-header", "send-cost-codec-per-kb",
-	"first-send-cost", "codec-load", "first-send-jitter", "warmup-sends", "warmup-factor", "wake-latency", "idle-wake-latency", "idle-sender-factor", "idle-rtt-factor", "loop-cost", "close-cost", "close-cost-per-kb",
-	"cold-close", "cold-close-compressed", "cold-close-decay", "cold-rtt", "first-rtt", "cold-jitter", "jitter", "sender-jitter", "run-jitter", "sender-run-jitter", "idle-sender-jitter", "idle-sender-run-jitter", "rtt-jitter", "pause-every", "pause-mean"}
+	"first-send-cost", "codec-load", "first-send-jitter", "warmup-sends", "warmup-factor", "batch-warmup", "wake-latency", "idle-wake-latency", "idle-sender-factor", "idle-rtt-factor", "loop-cost", "close-cost", "close-cost-per-kb",
+	"cold-close", "cold-close-compressed", "cold-close-decay", "cold-rtt", "first-rtt", "cold-jitter", "jitter", "sender-jitter", "run-jitter", "sender-run-jitter", "idle-sender-jitter", "idle-sender-run-jitter", "rtt-jitter", "pause-every", "idle-pause-every", "pause-mean"}
 
 func addProduceFlags(fs *pflag.FlagSet, f *produceFlags) {
 	d := producer.DefaultConfig()
@@ -119,6 +119,7 @@ func addProduceFlags(fs *pflag.FlagSet, f *produceFlags) {
 	fs.Float64Var(&t.FirstSendJitter, "first-send-jitter", dt.FirstSendJitter, "log-normal sigma of the first send()'s extra time, once per run")
 	fs.IntVar(&t.WarmupSends, "warmup-sends", dt.WarmupSends, "application thread: send i costs (1 + warmup-factor*exp(-i/warmup-sends)) times the warm cost")
 	fs.Float64Var(&t.WarmupFactor, "warmup-factor", dt.WarmupFactor, "application thread: how much slower the first sends are")
+	fs.Float64Var(&t.BatchWarmup, "batch-warmup", dt.BatchWarmup, "application thread: share of the warm-up that --batch-cost takes (0: none, 1: as send())")
 	fs.DurationVar(&t.WakeLatency, "wake-latency", dt.WakeLatency, "sender thread: from wakeup(), a response or a poll timeout to running, while the application thread is busy")
 	fs.DurationVar(&t.IdleWakeLatency, "idle-wake-latency", dt.IdleWakeLatency, "sender thread: the same while the application thread is idle (by its duty cycle in between)")
 	fs.Float64Var(&t.IdleSenderFactor, "idle-sender-factor", dt.IdleSenderFactor, "sender thread: factor on its loop and close costs while the application thread is idle (by its duty cycle in between; 0 or 1: none)")
@@ -140,6 +141,7 @@ func addProduceFlags(fs *pflag.FlagSet, f *produceFlags) {
 	fs.Float64Var(&t.IdleSenderRunJitter, "idle-sender-run-jitter", dt.IdleSenderRunJitter, "--sender-run-jitter while the application thread is idle (by its duty cycle in between; 0: the same)")
 	fs.Float64Var(&t.RTTJitter, "rtt-jitter", dt.RTTJitter, "log-normal sigma of each request's round trip")
 	fs.Float64Var(&t.PauseEvery, "pause-every", dt.PauseEvery, "application thread stalls once every N sends on average (0: never)")
+	fs.Float64Var(&t.IdlePauseEvery, "idle-pause-every", dt.IdlePauseEvery, "--pause-every while the application thread is idle, sleeping until its next send (by its duty cycle in between; 0: the same)")
 	fs.DurationVar(&t.PauseMean, "pause-mean", dt.PauseMean, "mean length of an application-thread stall (exponential)")
 	fs.Float64Var(&c.CodecSizeFactor, "codec-size-factor", 0, "Java's compressed size over kseg's for the codec, for the compression estimate (0: the measured default)")
 	fs.IntVar(&c.Brokers, "brokers", d.Brokers, "brokers; partition p is led by broker p mod brokers")

@@ -29,7 +29,7 @@ import (
 // comma-separated list of case names (default all), KSEG_FIT_DATA another
 // directory of case files (default the committed ones). It prints one line,
 //
-//	FIT score=S outside=O medianoff=M shape=D misses=... flags=...
+//	FIT score=S outside=O medianoff=M shape=D progress=P misses=... flags=...
 //
 // where O is the number of real partition runs outside the model's
 // min–max, M the number of checks whose model median is more than 5% off
@@ -38,12 +38,17 @@ import (
 // over the checks the distance between the real and the model's
 // distributions of batch counts (countDistance), for information: it sees
 // a model whose runs fall into the wrong modes even where the medians meet;
-// KSEG_FIT_SHAPE prints it per check (SHAPE lines). With
+// KSEG_FIT_SHAPE prints it per check (SHAPE lines). P sums over the bursts
+// the squared log ratios of the model's progress through the burst to the
+// real one's (progressLine): the application thread's speed, which its
+// settings are fitted to before the sender's. With
 // -v it also prints the table. With KSEG_FIT_BURST set it prints, per
 // case, the real and the model's median burst duration (first send() to
 // the last one's return): the application thread's speed, measured; and
 // the quartiles of the first produce request's departure and of its ack
-// (realFirstRequest): the sender's cold start. With
+// (realFirstRequest): the sender's cold start; and a PROGRESS line, the
+// median time at which 5%, 10%, 20%, ... 100% of the sends had returned,
+// real and model, with the µs per send in between (progressLine). With
 // KSEG_FIT_BOOT set it also prints, per check, how often the median
 // criterion holds when the "real" runs are drawn from the model's own runs
 // (BOOT lines: 4000 draws, with replacement, of as many runs as the case
@@ -73,7 +78,7 @@ func TestFitTiming(t *testing.T) {
 	cases := loadEnvelopeCases(t, data)
 	t.Chdir(root)
 	var table, misses []string
-	outside, off, medErr, shape := 0, 0, 0.0, 0.0
+	outside, off, medErr, shape, progress := 0, 0, 0.0, 0.0, 0.0
 	for i := range cases {
 		c := &cases[i]
 		if len(want) > 0 && !want[c.Case] {
@@ -91,6 +96,7 @@ func TestFitTiming(t *testing.T) {
 		off += len(res.off)
 		medErr += res.medianErr
 		shape += res.shape
+		progress += res.progressErr
 		if os.Getenv("KSEG_FIT_SHAPE") != "" {
 			fmt.Printf("SHAPE %s %s\n", c.Case, strings.Join(res.shapes, " "))
 		}
@@ -99,7 +105,7 @@ func TestFitTiming(t *testing.T) {
 		}
 	}
 	t.Logf("\n| case | partition | real batches per run | model min / p50 / max |\n| --- | --- | --- | --- |\n%s", strings.Join(table, "\n"))
-	fmt.Printf("FIT score=%.1f outside=%d medianoff=%d shape=%.2f misses=%s flags=%s\n", float64(10*outside+10*off)+100*medErr, outside, off, shape, strings.Join(misses, ","), flags)
+	fmt.Printf("FIT score=%.1f outside=%d medianoff=%d shape=%.2f progress=%.3f misses=%s flags=%s\n", float64(10*outside+10*off)+100*medErr, outside, off, shape, progress, strings.Join(misses, ","), flags)
 }
 
 // positiveEnv is the positive integer in the environment variable name, or

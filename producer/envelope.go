@@ -22,7 +22,16 @@ type Layout struct {
 	// none was sent): the calibration compares the sender's cold start
 	// with the real producer's.
 	FirstRequest, FirstAck time.Duration
+	// Progress[k] is the virtual time from the first send() to the return
+	// of send number ceil((k+1)*records/ProgressSteps): the application
+	// thread's speed through the burst, which the calibration compares
+	// with the real producer's (a JVM's send() gets faster over thousands
+	// of calls as the JIT compiles it).
+	Progress [ProgressSteps]time.Duration
 }
+
+// ProgressSteps is how many points of a run's progress Layout keeps.
+const ProgressSteps = 20
 
 // Batches is the number of batches of partition p.
 func (l *Layout) Batches(p int) int { return len(l.Partitions[p]) }
@@ -145,6 +154,11 @@ func Simulate(cfg Config, runs int) (*Envelope, error) {
 		builders = s.builders
 		if s.burstEnd > 0 {
 			l.Burst = time.Duration(s.burstEnd - c.StartTime*1e6)
+		}
+		for k, at := range s.progress {
+			if at > 0 {
+				l.Progress[k] = time.Duration(at - c.StartTime*1e6)
+			}
 		}
 		if s.firstReqAt > 0 {
 			l.FirstRequest = time.Duration(s.firstReqAt - c.StartTime*1e6)

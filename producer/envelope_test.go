@@ -468,6 +468,7 @@ func TestColdStartKnobs(t *testing.T) {
 		})
 		tm := &c.Timing
 		tm.Jitter, tm.SenderJitter, tm.RunJitter, tm.SenderRunJitter, tm.RTTJitter, tm.ColdJitter, tm.FirstSendJitter, tm.PauseEvery = 0, 0, 0, 0, 0, 0, 0, 0
+		tm.IdleSenderJitter, tm.IdleSenderRunJitter, tm.IdlePauseEvery = 0, 0, 0 // the busy values, 0
 		mod(tm)
 		env, err := Simulate(c, 1)
 		if err != nil {
@@ -475,15 +476,15 @@ func TestColdStartKnobs(t *testing.T) {
 		}
 		return env.Runs[0]
 	}
-	base := calm(func(*Timing) {})
+	base := calm(func(tm *Timing) { tm.FirstRTT, tm.ColdCloseDecay = 0, 2 })
 	if base.FirstRequest <= 0 || base.FirstAck <= base.FirstRequest {
 		t.Fatalf("first request at %v, acked at %v", base.FirstRequest, base.FirstAck)
 	}
-	late := calm(func(tm *Timing) { tm.FirstRTT = 40 * time.Millisecond })
+	late := calm(func(tm *Timing) { tm.FirstRTT, tm.ColdCloseDecay = 40*time.Millisecond, 2 })
 	if late.FirstRequest != base.FirstRequest || late.FirstAck-base.FirstAck != 40*time.Millisecond {
 		t.Errorf("FirstRTT 40ms: request %v -> %v, ack %v -> %v: want the ack alone 40ms later", base.FirstRequest, late.FirstRequest, base.FirstAck, late.FirstAck)
 	}
-	early := calm(func(tm *Timing) { tm.ColdCloseDecay = 0.2 })
+	early := calm(func(tm *Timing) { tm.FirstRTT, tm.ColdCloseDecay = 0, 0.2 })
 	if early.FirstRequest >= base.FirstRequest {
 		t.Errorf("ColdCloseDecay 0.2: first request at %v, not before %v (decay 2)", early.FirstRequest, base.FirstRequest)
 	}
@@ -508,6 +509,7 @@ func TestIdleSenderJitter(t *testing.T) {
 	tm := DefaultTiming()
 	tm.IdleWakeLatency = tm.WakeLatency // the same base either way: only the jitter differs
 	tm.SenderJitter, tm.SenderRunJitter = 1.2, 0.8
+	tm.IdleSenderJitter, tm.IdleSenderRunJitter = 0, 0
 	sameBusy, sdBusy := logSD(tm, 1)
 	sameIdle, sdIdle := logSD(tm, 0)
 	if sameBusy != sameIdle || math.Abs(sdBusy-1.2) > 0.06 || math.Abs(sdIdle-1.2) > 0.06 {
@@ -522,5 +524,75 @@ func TestIdleSenderJitter(t *testing.T) {
 	}
 	if math.Abs(sdBusy-1.2) > 0.06 || math.Abs(sdIdle-0.3) > 0.02 || math.Abs(sdHalf-0.75) > 0.04 {
 		t.Errorf("log-sd of the wake-up %.3f busy (want 1.2), %.3f idle (want 0.3), %.3f at duty 0.5 (want 0.75)", sdBusy, sdIdle, sdHalf)
+	}
+}
+
+// The application thread's warm-up: the fixed part of a send() is
+// (1 + WarmupFactor*exp(-i/WarmupSends)) times the warm one, the per-KiB
+// part is not; BatchWarmup gives a batch's cost its share of the same
+// factor; Layout.Progress follows the sends through the burst.
+func TestApplicationWarmup(t *testing.T) {
+	tm := Timing{SendCost: 10 * time.Microsecond, SendCostPerKB: 1024 * time.Microsecond, WarmupSends: 100, WarmupFactor: 3, BatchCost: 50 * time.Microsecond}
+	c := newClock(tm, batch.CodecNone, 1, 0)
+	for _, tc := range []struct {
+		i          int64
+		size       int
+		want, wide float64 // ns
+	}{
+		{0, 0, 10e3 * 4, 0},
+		{100, 0, 10e3 * (1 + 3/math.E), 0},
+		{0, 5, 10e3*4 + 5e3, 0},
+		{100000, 5, 10e3 + 5e3, 0},
+	} {
+		if got := float64(c.sendCost(tc.i, tc.size, false, 0, 1)); math.Abs(got-tc.want) > 1 {
+			t.Errorf("send %d of %d bytes: %v ns, want %v", tc.i, tc.size, got, tc.want)
+		}
+	}
+	if got := c.batchCost(0); got != 50e3 {
+		t.Errorf("batch in send 0 without BatchWarmup: %v ns, want 50000", got)
+	}
+	tm.BatchWarmup = 0.5
+	c = newClock(tm, batch.CodecNone, 1, 0)
+	if got, want := float64(c.batchCost(100)), 50e3*(1+0.5*3/math.E); math.Abs(got-want) > 1 {
+		t.Errorf("batch in send 100 with BatchWarmup 0.5: %v ns, want %v", got, want)
+	}
+
+	cfg := timedConfig(func(c *Config) { c.Records, c.ValueSize = 2000, 10 })
+	cfg.Timing = Timing{SendCost: 10 * time.Microsecond, WarmupSends: 400, WarmupFactor: 9}
+	env, err := Simulate(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := env.Runs[0].Progress
+	if p[ProgressSteps-1] != env.Runs[0].Burst {
+		t.Errorf("progress at 100%% %v, burst %v", p[ProgressSteps-1], env.Runs[0].Burst)
+	}
+	first, last := p[1]-p[0], p[ProgressSteps-1]-p[ProgressSteps-2] // 100 sends each
+	if !slices.IsSorted(p[:]) || first < 5*last {
+		t.Errorf("progress %v: the first 5%% of sends after the first took %v, the last %v: want a warming thread", p, first, last)
+	}
+}
+
+// IdlePauseEvery is the stall rate of a thread that sleeps between sends;
+// PauseEvery that of a busy one, with the two mixed by the duty cycle.
+func TestIdlePauseEvery(t *testing.T) {
+	stalls := func(tm Timing, duty float64) int {
+		c := newClock(tm, batch.CodecNone, 5, 0)
+		n := 0
+		for i := range int64(20000) {
+			if c.sendCost(i+1, 0, false, 0, duty) > int64(tm.SendCost) {
+				n++
+			}
+		}
+		return n
+	}
+	tm := Timing{SendCost: time.Microsecond, PauseMean: time.Millisecond, PauseEvery: 100}
+	if busy, idle := stalls(tm, 1), stalls(tm, 0); busy < 160 || busy > 240 || idle < 160 || idle > 240 {
+		t.Errorf("IdlePauseEvery unset: %d stalls busy, %d idle in 20000 sends, want about 200 both", busy, idle)
+	}
+	tm.PauseEvery, tm.IdlePauseEvery = 0, 50
+	busy, idle, half := stalls(tm, 1), stalls(tm, 0), stalls(tm, 0.5)
+	if busy != 0 || idle < 340 || idle > 460 || half < 150 || half > 250 {
+		t.Errorf("PauseEvery 0, IdlePauseEvery 50: %d stalls busy (want 0), %d idle (want about 400), %d at duty 0.5 (about 200)", busy, idle, half)
 	}
 }

@@ -130,6 +130,10 @@ type sim struct {
 	// firstReqAt and firstAckAt: when the first produce request left and
 	// its response came (0 before)
 	firstReqAt, firstAckAt int64
+	// progress[k]: when send number ceil((k+1)*Records/ProgressSteps)
+	// returned (Layout.Progress); nProgress of them are set
+	progress  [ProgressSteps]int64
+	nProgress int
 }
 
 // senderPhase is what the sender thread does until senderAt.
@@ -197,7 +201,7 @@ func (s *sim) sendCost(i int64) int64 {
 	}
 	key, value, hdr := s.recs.at(i)
 	size := batch.EstimateSizeUpperBound(key, value, hdr) - batch.HeaderSize - batch.MaxRecordOverhead
-	return s.clk.sendCost(i, size, key != nil, len(hdr))
+	return s.clk.sendCost(i, size, key != nil, len(hdr), s.duty)
 }
 
 // dutyWeight is the weight of the last send in the application thread's
@@ -315,13 +319,17 @@ func (s *sim) send() error {
 	}
 	from := s.now
 	if created {
-		from += s.clk.batchCost() // the new batch's buffer and compression stream
+		from += s.clk.batchCost(i) // the new batch's buffer and compression stream
 	}
 	s.scheduleNext(from)
 	return nil
 }
 
 func (s *sim) scheduleNext(from int64) {
+	for s.nProgress < ProgressSteps && s.next*ProgressSteps >= int64(s.nProgress+1)*s.cfg.Records {
+		s.progress[s.nProgress] = from
+		s.nProgress++
+	}
 	if s.next >= s.cfg.Records {
 		s.burstEnd = from
 		s.state = appDone

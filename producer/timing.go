@@ -47,10 +47,16 @@ type Timing struct {
 	// FirstSendJitter is the log-normal sigma of the first send()'s extra
 	// time (FirstSend + CodecLoad), drawn once per run.
 	FirstSendJitter float64
-	// The first sends of a cold JVM are slower: send i costs
-	// (1 + WarmupFactor * exp(-i/WarmupSends)) times the warm cost.
+	// The first sends of a cold JVM are slower: send i's fixed cost
+	// (SendCost, SendCostKey, SendCostHeader; not the per-KiB one) is
+	// (1 + WarmupFactor * exp(-i/WarmupSends)) times the warm one.
 	WarmupSends  int
 	WarmupFactor float64
+	// BatchWarmup is the share of the warm-up that BatchCost takes: a batch
+	// created in send i costs (1 + BatchWarmup*WarmupFactor*exp(-i/
+	// WarmupSends)) times BatchCost (0: none; the batch's code is JIT-
+	// compiled over the same thousands of calls as send()'s).
+	BatchWarmup float64
 
 	// Sender thread.
 	// WakeLatency is the time from wakeup(), a response or a poll timeout
@@ -131,7 +137,12 @@ type Timing struct {
 	IdleSenderRunJitter float64
 	RTTJitter           float64
 	PauseEvery          float64
-	PauseMean           time.Duration
+	// IdlePauseEvery is PauseEvery while the application thread is idle
+	// (by its duty cycle in between: the stall probabilities mix): a
+	// thread that sleeps until its next send wakes late now and then,
+	// where a busy one is only slower (0: PauseEvery).
+	IdlePauseEvery float64
+	PauseMean      time.Duration
 }
 
 // DefaultTiming is the timing calibrated against Kafka 4.4.0's Java
@@ -156,7 +167,7 @@ type Timing struct {
 func DefaultTiming() Timing {
 	return Timing{
 		SendCost:            4 * time.Microsecond,
-		SendCostPerKB:       20 * time.Microsecond,
+		SendCostPerKB:       35 * time.Microsecond,
 		SendCostKey:         500 * time.Nanosecond,
 		SendCostHeader:      300 * time.Nanosecond,
 		SendCostCodecPerKB:  -1,
@@ -164,28 +175,32 @@ func DefaultTiming() Timing {
 		FirstSend:           19 * time.Millisecond,
 		CodecLoad:           -1,
 		FirstSendJitter:     0.3,
-		WarmupSends:         150,
-		WarmupFactor:        4,
-		WakeLatency:         7282 * time.Microsecond,
-		IdleWakeLatency:     0,
-		IdleSenderFactor:    0.0062,
-		IdleRTTFactor:       0.23,
-		LoopCost:            823 * time.Microsecond,
-		CloseCost:           270 * time.Microsecond,
+		WarmupSends:         900,
+		WarmupFactor:        9,
+		BatchWarmup:         0,
+		WakeLatency:         6141 * time.Microsecond,
+		IdleWakeLatency:     74 * time.Microsecond,
+		IdleSenderFactor:    0.1359,
+		IdleRTTFactor:       1,
+		LoopCost:            317 * time.Microsecond,
+		CloseCost:           46 * time.Microsecond,
 		ClosePerKB:          -1,
-		ColdClose:           11 * time.Millisecond,
+		ColdClose:           20798 * time.Microsecond,
 		ColdCloseCompressed: 0,
-		ColdCloseDecay:      2,
-		FirstRTT:            0,
-		ColdRTT:             6837 * time.Microsecond,
-		ColdJitter:          0.566,
+		ColdCloseDecay:      0.3068,
+		FirstRTT:            3115 * time.Microsecond,
+		ColdRTT:             1705 * time.Microsecond,
+		ColdJitter:          0.3878,
 		Jitter:              1.05,
-		SenderJitter:        1.05,
+		SenderJitter:        1.359,
 		RunJitter:           0.2,
-		SenderRunJitter:     0.3,
-		RTTJitter:           0.278,
-		PauseEvery:          115,
-		PauseMean:           2 * time.Millisecond,
+		SenderRunJitter:     0.7655,
+		IdleSenderJitter:    0.8476,
+		IdleSenderRunJitter: 0.164,
+		RTTJitter:           0.1812,
+		PauseEvery:          0,
+		IdlePauseEvery:      144.7,
+		PauseMean:           1838 * time.Microsecond,
 	}
 }
 
@@ -217,8 +232,8 @@ func (t *Timing) valid() bool {
 			return false
 		}
 	}
-	return t.WarmupSends >= 0 && t.WarmupFactor >= 0 && t.ColdCloseDecay >= 0 && t.IdleSenderFactor >= 0 && t.IdleSenderFactor <= 1 && t.IdleRTTFactor >= 0 && t.IdleRTTFactor <= 1 && t.FirstSendJitter >= 0 && t.Jitter >= 0 && t.SenderJitter >= 0 && t.ColdJitter >= 0 && t.RunJitter >= 0 && t.SenderRunJitter >= 0 && t.IdleSenderJitter >= 0 && t.IdleSenderRunJitter >= 0 && t.RTTJitter >= 0 && t.PauseEvery >= 0 &&
-		!math.IsNaN(t.WarmupFactor+t.ColdCloseDecay+t.FirstSendJitter+t.Jitter+t.RunJitter+t.SenderRunJitter+t.IdleSenderJitter+t.IdleSenderRunJitter+t.RTTJitter+t.PauseEvery)
+	return t.WarmupSends >= 0 && t.WarmupFactor >= 0 && t.BatchWarmup >= 0 && t.ColdCloseDecay >= 0 && t.IdleSenderFactor >= 0 && t.IdleSenderFactor <= 1 && t.IdleRTTFactor >= 0 && t.IdleRTTFactor <= 1 && t.FirstSendJitter >= 0 && t.Jitter >= 0 && t.SenderJitter >= 0 && t.ColdJitter >= 0 && t.RunJitter >= 0 && t.SenderRunJitter >= 0 && t.IdleSenderJitter >= 0 && t.IdleSenderRunJitter >= 0 && t.RTTJitter >= 0 && t.PauseEvery >= 0 && t.IdlePauseEvery >= 0 &&
+		!math.IsNaN(t.WarmupFactor+t.BatchWarmup+t.ColdCloseDecay+t.FirstSendJitter+t.Jitter+t.RunJitter+t.SenderRunJitter+t.IdleSenderJitter+t.IdleSenderRunJitter+t.RTTJitter+t.PauseEvery+t.IdlePauseEvery)
 }
 
 // clock is one run's timing: the resolved costs in ns and its random
@@ -230,13 +245,13 @@ type clock struct {
 	first, batch float64
 
 	sendBase, sendPerByte, sendKey, sendHeader float64
-	warmN, warmF                               float64
+	warmN, warmF, batchWarm                    float64
 	wake, idleWake, loop, close, closePerByte  float64
 	jitter, rttJitter, senderJitter            float64
 	firstJitter, idleF, idleRTT                float64
 	cold, coldDecay, coldRTT, firstRTT         float64
 	closes                                     int
-	pauseP, pauseMean                          float64
+	pauseP, idlePauseP, pauseMean              float64
 	appSpeed                                   float64
 	idleSenderJitter                           float64
 	// The sender's speed over the run is exp(sigma*senderZ), sigma
@@ -272,7 +287,7 @@ func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
 		c.sendPerByte += perKB(cp)
 	}
 	c.sendKey, c.sendHeader = float64(t.SendCostKey), float64(t.SendCostHeader)
-	c.warmN, c.warmF = float64(t.WarmupSends), t.WarmupFactor
+	c.warmN, c.warmF, c.batchWarm = float64(t.WarmupSends), t.WarmupFactor, t.BatchWarmup
 	c.wake, c.idleWake = float64(t.WakeLatency), float64(t.IdleWakeLatency)
 	c.loop, c.close = float64(t.LoopCost), float64(t.CloseCost)
 	cp := t.ClosePerKB
@@ -303,6 +318,10 @@ func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
 	}
 	if t.PauseEvery > 0 {
 		c.pauseP = 1 / t.PauseEvery
+	}
+	c.idlePauseP = c.pauseP
+	if t.IdlePauseEvery > 0 {
+		c.idlePauseP = 1 / t.IdlePauseEvery
 	}
 	c.pauseMean = float64(t.PauseMean)
 	c.idleSenderJitter = t.IdleSenderJitter
@@ -339,34 +358,41 @@ func (c *clock) noise(s float64) float64 {
 	return math.Exp(s * c.rng.NormFloat64())
 }
 
-// sendCost is the duration of send() number i for a record of size bytes.
-func (c *clock) sendCost(i int64, size int, keyed bool, headers int) int64 {
+// sendCost is the duration of send() number i for a record of size bytes
+// while the application thread's duty cycle is duty.
+func (c *clock) sendCost(i int64, size int, keyed bool, headers int, duty float64) int64 {
 	if c.ideal {
 		return 0
 	}
-	ns := c.sendBase + c.sendPerByte*float64(size) + c.sendHeader*float64(headers)
+	ns := c.sendBase + c.sendHeader*float64(headers)
 	if keyed {
 		ns += c.sendKey
 	}
 	if i < c.warmUntil {
 		ns *= 1 + c.warmF*math.Exp(-float64(i)/c.warmN)
 	}
+	ns += c.sendPerByte * float64(size) // copying bytes is as fast cold as warm
 	ns *= c.appSpeed * c.noise(c.jitter)
 	if i == 0 {
 		ns += c.first * c.noise(c.firstJitter)
 	}
-	if c.pauseP > 0 && c.rng.Float64() < c.pauseP {
+	if p := c.idlePauseP + (c.pauseP-c.idlePauseP)*duty; p > 0 && c.rng.Float64() < p {
 		ns += c.pauseMean * c.rng.ExpFloat64()
 	}
 	return int64(ns)
 }
 
-// batchCost is the application thread's extra time for creating a batch.
-func (c *clock) batchCost() int64 {
+// batchCost is the application thread's extra time for creating a batch
+// in send() number i.
+func (c *clock) batchCost(i int64) int64 {
 	if c.ideal || c.batch == 0 {
 		return 0
 	}
-	return int64(c.batch * c.appSpeed * c.noise(c.jitter))
+	ns := c.batch
+	if c.batchWarm > 0 && i < c.warmUntil {
+		ns *= 1 + c.batchWarm*c.warmF*math.Exp(-float64(i)/c.warmN)
+	}
+	return int64(ns * c.appSpeed * c.noise(c.jitter))
 }
 
 // senderSpeed is the sender's (and the broker's) speed factor over the
