@@ -12,7 +12,7 @@ mean score does not get worse. The application thread's settings are not searche
 are measured from the real runs' burst times (KSEG_FIT_BURST=1).
 
     bench/fit-search.py --start FILE.json [--iters N] [--rng N] [--best FILE.json]
-                        [--runs N] [--median-runs N] [--seeds 1,7,11]
+                        [--runs N] [--median-runs N] [--seeds 1,7,11] [--cases A,B]
 
 --start is a JSON object of the settings to search and where to start them, {"wake-latency":
 6000, ...} (durations in microseconds; a setting of SEARCHED that it leaves out keeps its
@@ -71,6 +71,7 @@ def main():
     ap.add_argument("--runs", type=int, default=200, help="model runs per case and seed that give the range")
     ap.add_argument("--median-runs", type=int, default=1000, help="model runs that give the model's median")
     ap.add_argument("--seeds", default="1,7,11", help="seeds whose scores are averaged")
+    ap.add_argument("--cases", default="", help="comma-separated cases to score (default all)")
     a = ap.parse_args()
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     tmp = tempfile.mkdtemp()
@@ -84,7 +85,7 @@ def main():
 
     def score1(fl, seed):
         env = dict(os.environ, KSEG_FIT=(fl + f" --seed {seed}").strip(), KSEG_FIT_RUNS=str(a.runs),
-                   KSEG_FIT_MEDIAN_RUNS=str(a.median_runs))
+                   KSEG_FIT_MEDIAN_RUNS=str(a.median_runs), KSEG_FIT_CASES=a.cases)
         r = subprocess.run([binary, "-test.run", "^TestFitTiming$"], cwd=os.path.join(root, "cmd"),
                            env=env, capture_output=True, text=True)
         for line in r.stdout.splitlines():

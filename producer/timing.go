@@ -150,20 +150,20 @@ type Timing struct {
 // 20 runs per case); the README ("Timing, ranges and comparisons") has the
 // procedure. Measured from the real runs' timing data: the first send()
 // (19 ms, log-sd 0.3) and each codec's first use (gzip 0, snappy 50, lz4
-// 43, zstd 45 ms more); the application thread's cost per send() (p50
-// 5-7 us for small records, p90 ~30 us, mean ~30 us with its stalls:
-// SendCost, SendCostPerKB, Jitter, PauseEvery) and per batch it creates
-// (150 us, 170 us with zstd: the cases with hundreds of 1 KiB batches
-// take twice as long per record; the sender and the broker share the
-// CPU), which give 15 of 22 cases' median burst time within 10% and all
-// within 25% (KSEG_FIT_BURST); the burst
-// time varies by ~20% from run to run (RunJitter 0.2). Fitted with a
-// seeded random search over the sender's costs and jitters (bench/fit-
-// search.py), scored by TestFitTiming at three seeds (each real run inside
-// the model's range over 200 runs, the model's median over 1000 within 5%
-// of the real one): the sender's busy wake-up, loop, close and cold close,
-// its jitters, its idle factors and the cold round trip per fresh
-// partition.
+// 43, zstd 45 ms more). Fitted to the application thread's progress
+// through the real bursts (TestFitTiming's PROGRESS lines: 70-180 us a
+// send early in a burst, 5-50 us at its end, as the JIT compiles send()):
+// the fixed part of send() warms over about 900 sends from 10 times its
+// warm cost (SendCost, WarmupSends, WarmupFactor; SendCostPerKB does not
+// warm), a batch costs 150 us (170 with zstd), a burst has no stalls of
+// its own and a thread sleeping between sends wakes late once every 145
+// sends (PauseEvery 0, IdlePauseEvery). Fitted with a seeded random search
+// over the sender's costs and jitters (bench/fit-search.py), scored by
+// TestFitTiming (each real run inside the model's range over 200 runs, the
+// model's median over 1000 within 5% of the real one): the sender's busy
+// wake-up, loop, close and cold close (in its first close, as the real
+// first drain shows), its busy and idle jitters, its idle factors and the
+// first and cold round trips.
 func DefaultTiming() Timing {
 	return Timing{
 		SendCost:            4 * time.Microsecond,
@@ -208,11 +208,10 @@ func DefaultTiming() Timing {
 // on the application thread per KiB (copy into the compressor's buffer)
 // and per batch created, and at close per KiB (the compressor itself),
 // indexed by batch.Codec. The application thread's costs are fitted to the
-// real burst times (KSEG_FIT_BURST): no per-KiB codec cost shows in them,
-// and one batch cost serves every codec but zstd, whose batches cost 20 us
-// more (zstd-jni allocates a native context per batch): that gives
-// det-zstd-drift, a batch every 5 sends, its real burst time (257 against
-// 259.5 ms, 244 at 150 us).
+// real bursts (KSEG_FIT_BURST): no per-KiB codec cost shows in them, and
+// one batch cost serves every codec but zstd, whose batches cost 20 us
+// more (zstd-jni allocates a native context per batch; det-zstd-drift, a
+// batch every 5 sends, gets its real burst time from it).
 var (
 	codecSendPerKB = [...]time.Duration{0, 0, 0, 0, 0}
 	codecBatchCost = [...]time.Duration{150 * time.Microsecond, 150 * time.Microsecond, 150 * time.Microsecond, 150 * time.Microsecond, 170 * time.Microsecond}
