@@ -8,8 +8,9 @@ over --runs model runs per case (default 200, the test's), the model's median ov
 --median-runs (default 1000, the test's; with 200 the median of a partition of a few batches
 sits on one side of a one-batch boundary or the other by the seed). A step
 multiplies one to three settings by exp(N(0, 0.35)) within their bounds and is kept when the
-mean score does not get worse. The application thread's settings are not searched: they
-are measured from the real runs' burst times (KSEG_FIT_BURST=1).
+mean score does not get worse. The application thread's settings are not searched here: they
+are fitted first to its progress through the real bursts (KSEG_FIT_BURST=1, the PROGRESS lines
+and the FIT line's progress=).
 
     bench/fit-search.py --start FILE.json [--iters N] [--rng N] [--best FILE.json]
                         [--runs N] [--median-runs N] [--seeds 1,7,11] [--cases A,B]
