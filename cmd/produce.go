@@ -73,7 +73,7 @@ type produceFlags struct {
 // timingFlags are the flags that set producer.Timing (--ideal excludes them).
 var timingFlags = []string{"batch-cost", "send-cost", "send-cost-per-kb", "send-cost-key", "send-cost-header", "send-cost-codec-per-kb",
 	"first-send-cost", "codec-load", "first-send-jitter", "warmup-sends", "warmup-factor", "batch-warmup", "wake-latency", "idle-wake-latency", "idle-sender-factor", "idle-rtt-factor", "loop-cost", "close-cost", "close-cost-per-kb",
-	"cold-close", "cold-close-compressed", "cold-close-decay", "cold-rtt", "first-rtt", "cold-jitter", "jitter", "sender-jitter", "run-jitter", "sender-run-jitter", "idle-sender-jitter", "idle-sender-run-jitter", "rtt-jitter", "pause-every", "idle-pause-every", "pause-mean"}
+	"cold-close", "cold-close-compressed", "cold-close-decay", "cold-rtt", "first-rtt", "cold-jitter", "jitter", "sender-jitter", "run-jitter", "sender-run-jitter", "idle-sender-jitter", "idle-sender-run-jitter", "sender-step-max", "rtt-jitter", "pause-every", "idle-pause-every", "pause-mean"}
 
 func addProduceFlags(fs *pflag.FlagSet, f *produceFlags) {
 	d := producer.DefaultConfig()
@@ -139,6 +139,7 @@ func addProduceFlags(fs *pflag.FlagSet, f *produceFlags) {
 	fs.Float64Var(&t.SenderRunJitter, "sender-run-jitter", dt.SenderRunJitter, "log-normal sigma of the sender thread's (and the round trip's) speed over a whole run")
 	fs.Float64Var(&t.IdleSenderJitter, "idle-sender-jitter", dt.IdleSenderJitter, "--sender-jitter while the application thread is idle (by its duty cycle in between; 0: the same)")
 	fs.Float64Var(&t.IdleSenderRunJitter, "idle-sender-run-jitter", dt.IdleSenderRunJitter, "--sender-run-jitter while the application thread is idle (by its duty cycle in between; 0: the same)")
+	fs.DurationVar(&t.SenderStepMax, "sender-step-max", dt.SenderStepMax, "sender thread: longest one wake-up, loop or close may take, jitter included (0: no bound)")
 	fs.Float64Var(&t.RTTJitter, "rtt-jitter", dt.RTTJitter, "log-normal sigma of each request's round trip")
 	fs.Float64Var(&t.PauseEvery, "pause-every", dt.PauseEvery, "application thread stalls once every N sends on average (0: never)")
 	fs.Float64Var(&t.IdlePauseEvery, "idle-pause-every", dt.IdlePauseEvery, "--pause-every while the application thread is idle, sleeping until its next send (by its duty cycle in between; 0: the same)")

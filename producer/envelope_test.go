@@ -596,3 +596,24 @@ func TestIdlePauseEvery(t *testing.T) {
 		t.Errorf("PauseEvery 0, IdlePauseEvery 50: %d stalls busy (want 0), %d idle (want about 400), %d at duty 0.5 (about 200)", busy, idle, half)
 	}
 }
+
+// SenderStepMax bounds each sender step, jitter included; 0 leaves the
+// log-normal's tail as it is.
+func TestSenderStepMax(t *testing.T) {
+	longest := func(bound time.Duration) (wake, close int64) {
+		tm := DefaultTiming()
+		tm.SenderStepMax = bound
+		c := newClock(tm, batch.CodecNone, 9, 0)
+		for range 5000 {
+			wake = max(wake, c.wakeLatency(1))
+			close = max(close, c.closeCost(4096, 1))
+		}
+		return wake, close
+	}
+	if w, _ := longest(0); w < int64(200*time.Millisecond) {
+		t.Fatalf("unbounded: the longest of 5000 wake-ups is %v; the test wants the tail past 200ms to bound", time.Duration(w))
+	}
+	if w, c := longest(30 * time.Millisecond); w != int64(30*time.Millisecond) || c > int64(30*time.Millisecond) {
+		t.Errorf("bounded at 30ms: longest wake-up %v, close %v", time.Duration(w), time.Duration(c))
+	}
+}

@@ -135,8 +135,14 @@ type Timing struct {
 	// busy value).
 	IdleSenderJitter    float64
 	IdleSenderRunJitter float64
-	RTTJitter           float64
-	PauseEvery          float64
+	// SenderStepMax bounds one sender step, jitter included: a wake-up's
+	// latency, a loop, a close (0: no bound). A thread made runnable on a
+	// loaded 2-core machine gets a CPU within tens of milliseconds, while
+	// exp(SenderJitter*N(0,1)) at SenderJitter 1.36 reaches 60 times its
+	// median in one draw of a thousand.
+	SenderStepMax time.Duration
+	RTTJitter     float64
+	PauseEvery    float64
 	// IdlePauseEvery is PauseEvery while the application thread is idle
 	// (by its duty cycle in between: the stall probabilities mix): a
 	// thread that sleeps until its next send wakes late now and then,
@@ -226,7 +232,7 @@ var (
 func (t *Timing) ideal() bool { return *t == Timing{} }
 
 func (t *Timing) valid() bool {
-	for _, d := range []time.Duration{t.ColdClose, t.ColdCloseCompressed, t.ColdRTT, t.FirstRTT, t.FirstSend, t.SendCost, t.SendCostPerKB, t.SendCostKey, t.SendCostHeader, t.WakeLatency, t.IdleWakeLatency, t.LoopCost, t.CloseCost, t.PauseMean} {
+	for _, d := range []time.Duration{t.SenderStepMax, t.ColdClose, t.ColdCloseCompressed, t.ColdRTT, t.FirstRTT, t.FirstSend, t.SendCost, t.SendCostPerKB, t.SendCostKey, t.SendCostHeader, t.WakeLatency, t.IdleWakeLatency, t.LoopCost, t.CloseCost, t.PauseMean} {
 		if d < 0 {
 			return false
 		}
@@ -256,6 +262,7 @@ type clock struct {
 	// The sender's speed over the run is exp(sigma*senderZ), sigma
 	// between idleSenderRun and senderRun by the duty cycle.
 	senderZ, senderRun, idleSenderRun float64
+	stepMax                           float64
 	warmUntil                         int64 // sends past this are warm
 }
 
@@ -308,6 +315,7 @@ func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
 		c.senderJitter = c.jitter
 	}
 	c.cold, c.coldRTT, c.firstRTT = float64(t.ColdClose), float64(t.ColdRTT), float64(t.FirstRTT)
+	c.stepMax = float64(t.SenderStepMax)
 	c.coldDecay = t.ColdCloseDecay
 	if c.coldDecay == 0 {
 		c.coldDecay = 2
@@ -418,7 +426,17 @@ func (c *clock) wakeLatency(duty float64) int64 {
 	if w == 0 {
 		return 0
 	}
-	return int64(w * c.senderSpeed(duty) * c.senderNoise(duty))
+	return c.capStep(w * c.senderSpeed(duty) * c.senderNoise(duty))
+}
+
+// capStep bounds one sender step (a wake-up, a loop, a close) at
+// SenderStepMax: the log-normal jitters have tails far longer than a
+// runnable thread waits for a CPU.
+func (c *clock) capStep(ns float64) int64 {
+	if c.stepMax > 0 && ns > c.stepMax {
+		return int64(c.stepMax)
+	}
+	return int64(ns)
 }
 
 // contention is the factor on the sender's own costs when the
@@ -432,7 +450,7 @@ func (c *clock) loopCost(duty float64) int64 {
 	if c.ideal || c.loop == 0 {
 		return 0
 	}
-	return int64(c.loop * c.contention(duty) * c.senderSpeed(duty) * c.senderNoise(duty))
+	return c.capStep(c.loop * c.contention(duty) * c.senderSpeed(duty) * c.senderNoise(duty))
 }
 
 // closeCost is the time ProducerBatch.close takes for a batch of
@@ -449,7 +467,7 @@ func (c *clock) closeCost(uncompressed int, duty float64) int64 {
 	if ns == 0 {
 		return 0
 	}
-	return int64(ns * c.contention(duty) * c.senderSpeed(duty) * c.senderNoise(duty))
+	return c.capStep(ns * c.contention(duty) * c.senderSpeed(duty) * c.senderNoise(duty))
 }
 
 // rtt is one request's round trip; fresh of its partitions are appended
