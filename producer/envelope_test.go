@@ -535,14 +535,14 @@ func TestApplicationWarmup(t *testing.T) {
 	tm := Timing{SendCost: 10 * time.Microsecond, SendCostPerKB: 1024 * time.Microsecond, WarmupSends: 100, WarmupFactor: 3, BatchCost: 50 * time.Microsecond}
 	c := newClock(tm, batch.CodecNone, 1, 0)
 	for _, tc := range []struct {
-		i          int64
-		size       int
-		want, wide float64 // ns
+		i    int64
+		size int
+		want float64 // ns
 	}{
-		{0, 0, 10e3 * 4, 0},
-		{100, 0, 10e3 * (1 + 3/math.E), 0},
-		{0, 5, 10e3*4 + 5e3, 0},
-		{100000, 5, 10e3 + 5e3, 0},
+		{0, 0, 10e3 * 4},
+		{100, 0, 10e3 * (1 + 3/math.E)},
+		{0, 5, 10e3*4 + 5e3},
+		{100000, 5, 10e3 + 5e3},
 	} {
 		if got := float64(c.sendCost(tc.i, tc.size, false, 0, 1)); math.Abs(got-tc.want) > 1 {
 			t.Errorf("send %d of %d bytes: %v ns, want %v", tc.i, tc.size, got, tc.want)

@@ -383,7 +383,7 @@ func (c *clock) sendCost(i int64, size int, keyed bool, headers int, duty float6
 	if i == 0 {
 		ns += c.first * c.noise(c.firstJitter)
 	}
-	if p := c.idlePauseP + (c.pauseP-c.idlePauseP)*duty; p > 0 && c.rng.Float64() < p {
+	if p := byDuty(c.idlePauseP, c.pauseP, duty); p > 0 && c.rng.Float64() < p {
 		ns += c.pauseMean * c.rng.ExpFloat64()
 	}
 	return int64(ns)
@@ -402,18 +402,22 @@ func (c *clock) batchCost(i int64) int64 {
 	return int64(ns * c.appSpeed * c.noise(c.jitter))
 }
 
+// byDuty is a setting between its idle and its busy value by the
+// application thread's duty cycle (0 idle .. 1 busy).
+func byDuty(idle, busy, duty float64) float64 { return idle + (busy-idle)*duty }
+
 // senderSpeed is the sender's (and the broker's) speed factor over the
 // run while the application thread's duty cycle is duty.
 func (c *clock) senderSpeed(duty float64) float64 {
 	if c.senderZ == 0 {
 		return 1
 	}
-	return math.Exp((c.idleSenderRun + (c.senderRun-c.idleSenderRun)*duty) * c.senderZ)
+	return math.Exp(byDuty(c.idleSenderRun, c.senderRun, duty) * c.senderZ)
 }
 
 // senderNoise is one jitter factor on a sender step at duty cycle duty.
 func (c *clock) senderNoise(duty float64) float64 {
-	return c.noise(c.idleSenderJitter + (c.senderJitter-c.idleSenderJitter)*duty)
+	return c.noise(byDuty(c.idleSenderJitter, c.senderJitter, duty))
 }
 
 // wakeLatency is the delay from a wakeup to the sender running while the
@@ -422,7 +426,7 @@ func (c *clock) wakeLatency(duty float64) int64 {
 	if c.ideal {
 		return 0
 	}
-	w := c.idleWake + (c.wake-c.idleWake)*duty
+	w := byDuty(c.idleWake, c.wake, duty)
 	if w == 0 {
 		return 0
 	}
@@ -442,7 +446,7 @@ func (c *clock) capStep(ns float64) int64 {
 // contention is the factor on the sender's own costs when the
 // application thread's duty cycle is duty.
 func (c *clock) contention(duty float64) float64 {
-	return c.idleF + (1-c.idleF)*duty
+	return byDuty(c.idleF, 1, duty)
 }
 
 // loopCost is one sender iteration's own time.
@@ -477,7 +481,7 @@ func (c *clock) rtt(base time.Duration, fresh int, first bool, duty float64) int
 	if c.ideal {
 		return int64(base)
 	}
-	load := c.idleRTT + (1-c.idleRTT)*duty
+	load := byDuty(c.idleRTT, 1, duty)
 	ns := float64(base)*load*c.noise(c.rttJitter) + c.coldRTT*float64(fresh)
 	if first {
 		ns += c.firstRTT
