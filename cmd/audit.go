@@ -6,9 +6,9 @@ import (
 	"io"
 	"runtime"
 
-	"github.com/kseg/kseg/audit"
+	"github.com/kseg/kseg/internal/audit"
+	"github.com/kseg/kseg/internal/wire"
 	"github.com/kseg/kseg/report"
-	"github.com/kseg/kseg/wire"
 	"github.com/spf13/cobra"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kseg/kseg/countcheck"
+	"github.com/kseg/kseg/internal/countcheck"
 	"github.com/kseg/kseg/located"
 	"github.com/kseg/kseg/report"
 	"github.com/kseg/kseg/segment"

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kseg/kseg/diff"
+	"github.com/kseg/kseg/internal/diff"
 	"github.com/kseg/kseg/report"
 )
 

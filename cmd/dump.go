@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kseg/kseg/dumpargs"
+	"github.com/kseg/kseg/internal/dumpargs"
 	"github.com/kseg/kseg/report"
 )
 

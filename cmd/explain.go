@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kseg/kseg/explain"
+	"github.com/kseg/kseg/internal/explain"
 	"github.com/kseg/kseg/report"
 	"github.com/kseg/kseg/segment"
 )

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/kseg/kseg/content"
-	"github.com/kseg/kseg/dumpargs"
+	"github.com/kseg/kseg/internal/dumpargs"
 	"github.com/kseg/kseg/report"
 	"github.com/kseg/kseg/segment"
 )

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/kseg/kseg/explain"
+	"github.com/kseg/kseg/internal/explain"
 	"github.com/kseg/kseg/producer"
 	"github.com/kseg/kseg/segment"
 )

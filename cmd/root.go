@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kseg/kseg/content"
-	"github.com/kseg/kseg/dumpargs"
-	"github.com/kseg/kseg/indexcheck"
+	"github.com/kseg/kseg/internal/dumpargs"
+	"github.com/kseg/kseg/internal/indexcheck"
 	"github.com/kseg/kseg/report"
 	"github.com/kseg/kseg/segment"
 )

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/kseg/kseg/wire"
+	"github.com/kseg/kseg/internal/wire"
 )
 
 // Flags of kafka:// sources, shared by count, audit, dump, diff and report.

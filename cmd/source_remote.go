@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kseg/kseg/remote"
+	"github.com/kseg/kseg/internal/remote"
 )
 
 // Remote segments as a source for every command: lts://DIR (Kafka's

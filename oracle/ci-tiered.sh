@@ -17,7 +17,7 @@ if ! command -v moto_server >/dev/null 2>&1; then
   echo "oracle-tiered: installing moto[server] (S3 API server for the remote tests)"
   python3 -m pip install -q 'moto[server]'
 fi
-KSEG_REQUIRE_S3=1 go test -count=1 ./remote/
+KSEG_REQUIRE_S3=1 go test -count=1 ./internal/remote/
 
 [ -x ./kseg ] || go build -o kseg .
 source "$ORACLE/tiered.sh" lib

@@ -2,7 +2,7 @@
 # Known-answer logs for `kseg explain`: the real Java producer (oracle/src/ProducerCompare.java)
 # writes one topic per case with known settings to a broker on 127.0.0.1; the .log files are copied
 # to testdata/explain-oracle/<case>/<topic>-<p>/ and the settings to testdata/explain-oracle/cases.tsv.
-# explain/oracle_test.go checks that explain's intervals contain the true batch.size and linger.ms
+# internal/explain/oracle_test.go checks that explain's intervals contain the true batch.size and linger.ms
 # (or say "not enough evidence").
 #
 #   oracle/explain-oracle.sh            regenerate testdata/explain-oracle

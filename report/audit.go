@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kseg/kseg/audit"
+	"github.com/kseg/kseg/internal/audit"
 	"github.com/kseg/kseg/internal/spill"
 	"github.com/olekukonko/tablewriter"
 )

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kseg/kseg/audit"
+	"github.com/kseg/kseg/internal/audit"
 )
 
 // TestAuditTextSpills: AuditText writes the table of every partition

@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kseg/kseg/audit"
 	"github.com/kseg/kseg/batch"
-	"github.com/kseg/kseg/explain"
+	"github.com/kseg/kseg/internal/audit"
+	"github.com/kseg/kseg/internal/explain"
 	"github.com/kseg/kseg/producer"
 	"github.com/kseg/kseg/segment"
 )

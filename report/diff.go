@@ -10,7 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/kseg/kseg/diff"
+	"github.com/kseg/kseg/internal/diff"
 )
 
 // diffDoc is kseg diff --json (the schema is documented in the README).

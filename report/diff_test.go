@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kseg/kseg/diff"
+	"github.com/kseg/kseg/internal/diff"
 )
 
 func TestRecordText(t *testing.T) {

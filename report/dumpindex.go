@@ -8,7 +8,7 @@ import (
 
 	"github.com/kseg/kseg/batch"
 	"github.com/kseg/kseg/index"
-	"github.com/kseg/kseg/indexcheck"
+	"github.com/kseg/kseg/internal/indexcheck"
 	"github.com/kseg/kseg/segment"
 )
 

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/kseg/kseg/content"
-	"github.com/kseg/kseg/explain"
+	"github.com/kseg/kseg/internal/explain"
 )
 
 // ExplainJSON writes kseg explain's NDJSON: one "batch" object per batch

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kseg/kseg/explain"
+	"github.com/kseg/kseg/internal/explain"
 )
 
 // HTMLOptions tune the HTML report.

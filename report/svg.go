@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/kseg/kseg/batch"
-	"github.com/kseg/kseg/explain"
+	"github.com/kseg/kseg/internal/explain"
 )
 
 // Chart geometry: every chart is drawn in this viewBox and scales to the

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kseg/kseg/audit"
+	"github.com/kseg/kseg/internal/audit"
 	"github.com/kseg/kseg/segment"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/kseg/kseg/batch"
 )
 
-const seed = "../testdata/segments/seed"
+const seed = "../../testdata/segments/seed"
 
 func TestCompareLayout(t *testing.T) {
 	tests := []struct {
@@ -29,7 +29,7 @@ func TestCompareLayout(t *testing.T) {
 		{"one partition each, named apart", seed + "/u05-small-0", seed + "/u05-large-0", false, 1, "u05-small-0 / u05-large-0", false,
 			&Batch{0, 0, 7, 8}, &Batch{0, 0, 147, 148}},
 		{"same layout, different names", seed + "/u05-default-0", seed + "/u05-large-0", true, 1, "u05-default-0 / u05-large-0", true, nil, nil},
-		{"partitions on one side only", seed, "../testdata/segments/codecs", false, 14, "codec-gzip-0", false, nil, nil},
+		{"partitions on one side only", seed, "../../testdata/segments/codecs", false, 14, "codec-gzip-0", false, nil, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,7 +52,7 @@ func TestCompareLayout(t *testing.T) {
 			}
 		})
 	}
-	res, err := Compare(seed, "../testdata/segments/codecs", false)
+	res, err := Compare(seed, "../../testdata/segments/codecs", false)
 	if err != nil {
 		t.Fatal(err)
 	}

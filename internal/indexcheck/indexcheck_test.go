@@ -15,7 +15,7 @@ import (
 // offset index entry points at the batch whose last offset it names, and
 // every time index entry's batch holds a record with exactly its timestamp.
 func TestKafkaWrittenIndexes(t *testing.T) {
-	matches, _ := filepath.Glob(filepath.Join("..", "testdata", "segments", "seed", "*", "00000000000000000000.index"))
+	matches, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "segments", "seed", "*", "00000000000000000000.index"))
 	if len(matches) == 0 {
 		t.Fatal("no committed index fixtures") // committed: missing is a failure
 	}
@@ -71,7 +71,7 @@ func TestMissingLogAndSlice(t *testing.T) {
 	if !errors.Is(err, ErrMissingLog) || !errors.As(err, &se) || se.Offset != -1 {
 		t.Fatalf("missing log: %v", err)
 	}
-	matches, _ := filepath.Glob(filepath.Join("..", "testdata", "segments", "seed", "*", "00000000000000000000.index"))
+	matches, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "segments", "seed", "*", "00000000000000000000.index"))
 	log, err := OpenLog(matches[0], 0)
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +86,7 @@ func TestMissingLogAndSlice(t *testing.T) {
 // the log's own byte, counted from its start, not from the slice an index
 // entry began.
 func TestLogErrorsLocatedInTheLog(t *testing.T) {
-	matches, _ := filepath.Glob(filepath.Join("..", "testdata", "segments", "seed", "*", "00000000000000000000.log"))
+	matches, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "segments", "seed", "*", "00000000000000000000.log"))
 	var raw []byte
 	var starts []int64
 	for _, m := range matches {

@@ -38,7 +38,7 @@ func TestJavaFixtures(t *testing.T) {
 		{"idempotent", "idempotent", 16384, 20, false, "unknown", ""},
 		{"logappendtime", "log-append-time", 16384, 20, false, "unknown", ""},
 	}
-	root := filepath.Join("..", "testdata", "segments")
+	root := filepath.Join("..", "..", "testdata", "segments")
 	for _, c := range cases {
 		parts, err := segment.Partitions([]string{filepath.Join(root, c.dir)})
 		if err != nil {
@@ -86,7 +86,7 @@ func TestJavaFixtures(t *testing.T) {
 // contains the true value (or the log gives none), sync and compression
 // are named right, and the partitioner where the log decides it.
 func TestExplainOracle(t *testing.T) {
-	root := filepath.Join("..", "testdata", "explain-oracle")
+	root := filepath.Join("..", "..", "testdata", "explain-oracle")
 	data, err := os.ReadFile(filepath.Join(root, "cases.tsv"))
 	if err != nil {
 		t.Fatal(err)

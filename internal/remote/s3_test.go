@@ -108,7 +108,7 @@ func repoRoot(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return filepath.Dir(wd)
+	return filepath.Dir(filepath.Dir(wd))
 }
 
 var ltsName = regexp.MustCompile(`^(\d+)-([A-Za-z0-9_-]{22})\.log$`)

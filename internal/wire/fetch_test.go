@@ -39,7 +39,7 @@ func newFakeLog(t *testing.T, files ...string) *fakeLog {
 	l := &fakeLog{}
 	for _, f := range files {
 		name, copies, _ := strings.Cut(f, "*")
-		b, err := os.ReadFile(filepath.Join("..", name))
+		b, err := os.ReadFile(filepath.Join("..", "..", name))
 		if err != nil {
 			t.Fatal(err) // committed fixtures
 		}

@@ -24,7 +24,7 @@ import (
 // The input is audited in memory (FromSources): no file per input.
 func FuzzAuditLog(f *testing.F) {
 	for _, rel := range []string{"idempotent/idempotent-0", "txn/txn-0"} {
-		d := filepath.Join("..", "testdata", "segments", rel, "00000000000000000000.log")
+		d := filepath.Join("..", "..", "testdata", "segments", rel, "00000000000000000000.log")
 		b, err := os.ReadFile(d)
 		if err != nil {
 			f.Fatal(err)

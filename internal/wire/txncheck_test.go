@@ -6,7 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
-	"github.com/kseg/kseg/audit"
+	"github.com/kseg/kseg/internal/audit"
 )
 
 func TestJudgeTransactions(t *testing.T) {

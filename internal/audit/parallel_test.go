@@ -10,7 +10,7 @@ import (
 // give Run's results in the given order, and the first failing
 // partition's error.
 func TestRunPartitionsMatchesRun(t *testing.T) {
-	ps, err := Partitions([]string{"../testdata/segments/seed", "../testdata/segments/txn", "../testdata/segments/idempotent", "../testdata/producer-oracle/k4-v10-b4096", "../testdata/producer-oracle/k3-v100-b1024"})
+	ps, err := Partitions([]string{"../../testdata/segments/seed", "../../testdata/segments/txn", "../../testdata/segments/idempotent", "../../testdata/producer-oracle/k4-v10-b4096", "../../testdata/producer-oracle/k3-v100-b1024"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestRunPartitionsMatchesRun(t *testing.T) {
 // with Each) in the given order, with several workers; on a partition that
 // cannot be read, fn has had exactly the partitions before it.
 func TestStreamPartitions(t *testing.T) {
-	ps, err := Partitions([]string{"../testdata/segments/seed", "../testdata/segments/txn", "../testdata/segments/idempotent", "../testdata/producer-oracle/k3-v100-b1024"})
+	ps, err := Partitions([]string{"../../testdata/segments/seed", "../../testdata/segments/txn", "../../testdata/segments/idempotent", "../../testdata/producer-oracle/k3-v100-b1024"})
 	if err != nil {
 		t.Fatal(err)
 	}
