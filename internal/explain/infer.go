@@ -205,9 +205,40 @@ func (p *Producer) infer(topicPartitions int) {
 		p.count()
 		return
 	}
-	byPart := map[int32][]*Batch{}
-	var data []*Batch
-	codecs := map[batch.Codec]bool{}
+	data, byPart, codecs := p.dataBatches()
+	p.inferIdempotence(len(data) > 0)
+	if len(data) == 0 {
+		p.count()
+		return
+	}
+	codec := p.inferCompression(data, codecs)
+	s := &p.Settings
+	s.Partitioner = partitioner(p, byPart, topicPartitions)
+	for _, b := range data {
+		b.succ = b.next
+	}
+	if s.Partitioner == "sticky" {
+		linkSticky(byPart)
+	}
+	if p.detectSync(data) {
+		p.markSync(data)
+		p.count()
+		return
+	}
+	if len(data) > 1 {
+		f := false
+		s.Sync = &f
+	}
+	p.inferBatching(newInference(data, byPart), codec)
+	p.count()
+}
+
+// dataBatches are the batches with record timestamps and sizes (not
+// legacy), all and per partition, linking each to the next of its
+// partition, and the codecs they use.
+func (p *Producer) dataBatches() (data []*Batch, byPart map[int32][]*Batch, codecs map[batch.Codec]bool) {
+	byPart = map[int32][]*Batch{}
+	codecs = map[batch.Codec]bool{}
 	for _, b := range p.Batches {
 		if b.Legacy {
 			continue
@@ -219,22 +250,29 @@ func (p *Producer) infer(topicPartitions int) {
 		data = append(data, b)
 		codecs[b.Codec] = true
 	}
+	return data, byPart, codecs
+}
+
+// inferIdempotence: a producer id means idempotence (and so acks=all);
+// data batches without one mean none.
+func (p *Producer) inferIdempotence(hasData bool) {
 	s := &p.Settings
 	if p.ProducerID >= 0 {
 		t := true
 		s.Idempotence = &t
 		s.Acks = "all"
 		s.MaxInFlight = "at most 5 (idempotence requires it)"
-	} else if len(data) > 0 {
+	} else if hasData {
 		f := false
 		s.Idempotence = &f
 	}
-	if len(data) == 0 {
-		for _, b := range p.Batches {
-			p.Cuts[b.Cut]++
-		}
-		return
-	}
+}
+
+// inferCompression sets compression.type and the final ratio estimate,
+// gives every batch its range of ratio estimates, and returns the first
+// batch's codec.
+func (p *Producer) inferCompression(data []*Batch, codecs map[batch.Codec]bool) batch.Codec {
+	s := &p.Settings
 	codec := data[0].Codec
 	if len(codecs) > 1 {
 		s.Compression = "mixed"
@@ -245,43 +283,96 @@ func (p *Producer) infer(topicPartitions int) {
 	if codec != batch.CodecNone && len(codecs) == 1 {
 		s.Ratio = p.finalRatio(data)
 	}
-	s.Partitioner = partitioner(p, byPart, topicPartitions)
+	return codec
+}
+
+// markSync cuts every batch as a synchronous send.
+func (p *Producer) markSync(data []*Batch) {
+	t := true
+	p.Settings.Sync = &t
+	minGap := int64(unbounded)
 	for _, b := range data {
-		b.succ = b.next
-	}
-	if s.Partitioner == "sticky" {
-		linkSticky(byPart)
-	}
-
-	if p.detectSync(data) {
-		t := true
-		s.Sync = &t
-		minGap := int64(unbounded)
-		for _, b := range data {
-			if b.succ != nil && (minGap < 0 || b.gap() < minGap) {
-				minGap = b.gap()
-			}
+		if b.succ != nil && (minGap < 0 || b.gap() < minGap) {
+			minGap = b.gap()
 		}
-		for _, b := range data {
-			b.Cut = CutSync
-			b.Evidence = "one record per batch, each sent after the previous one's batch: send().get()"
-			if minGap >= 0 {
-				// Not an interval: a record above batch.size, sent while
-				// its predecessor lingered, writes the same log.
-				b.Evidence += fmt.Sprintf(" (so linger.ms <= %d ms); or linger.ms below the send interval, or records above batch.size", minGap)
-			}
+	}
+	for _, b := range data {
+		b.Cut = CutSync
+		b.Evidence = "one record per batch, each sent after the previous one's batch: send().get()"
+		if minGap >= 0 {
+			// Not an interval: a record above batch.size, sent while
+			// its predecessor lingered, writes the same log.
+			b.Evidence += fmt.Sprintf(" (so linger.ms <= %d ms); or linger.ms below the send interval, or records above batch.size", minGap)
 		}
-		p.count()
-		return
 	}
-	if len(data) > 1 {
-		f := false
-		s.Sync = &f
-	}
+}
 
-	// batch.size lower bound: every record was appended, so the write
-	// limit held the estimate before the last record plus the last record.
-	blo, bloFrom := int64(1), (*Batch)(nil)
+// inferBatching cuts the batches of an asynchronous producer and sets
+// batch.size, linger.ms and what a busy node says of max.in.flight.
+func (p *Producer) inferBatching(in *inference, codec batch.Codec) {
+	st := in.fit()
+	chosen, ambiguous := in.choose(st)
+	busyText := ""
+	if st.busy {
+		busyText = p.noteBusy(chosen)
+	}
+	likelyL := st.likelyLinger(chosen)
+	bhi, bhiFrom, promptN := in.sizeCeiling(st.runs)
+	sizeN, lingerN := in.explainCuts(st, chosen, bhi, ambiguous)
+	if sizeN > 0 || in.blo > 1 {
+		p.Settings.BatchSize = in.batchSizeInterval(sizeN, promptN, bhi, bhiFrom, codec)
+	}
+	if iv := st.lingerInterval(likelyL, lingerN, ambiguous, busyText); iv != nil {
+		p.Settings.LingerMs = iv
+	}
+}
+
+// inference is what infer's steps share about one producer's data
+// batches once they are linked.
+type inference struct {
+	data  []*Batch
+	parts [][]*Batch // the batches of each partition, partitions in order
+	// cand are the size-cut candidates: the next record would not have
+	// fitted even at the smallest batch.size the log allows.
+	cand map[*Batch]bool
+	tEnd int64 // the producer's last record
+	// blo is batch.size's lower bound, set by bloFrom (nil: by no batch).
+	blo     int64
+	bloFrom *Batch
+}
+
+func newInference(data []*Batch, byPart map[int32][]*Batch) *inference {
+	in := &inference{data: data}
+	in.blo, in.bloFrom = batchSizeFloor(data)
+	in.cand = map[*Batch]bool{}
+	for _, b := range data {
+		if b.succ == nil {
+			continue
+		}
+		u := int64(est(b.Codec, b.Uncompressed, b.ratio[1]) + b.nextSize())
+		if u > max(in.blo, int64(b.FirstUB)) {
+			in.cand[b] = true
+		}
+	}
+	for i, b := range data {
+		b.idx = i
+	}
+	for _, bs := range byPart {
+		in.parts = append(in.parts, bs)
+	}
+	sort.Slice(in.parts, func(i, j int) bool { return in.parts[i][0].Partition < in.parts[j][0].Partition })
+	in.tEnd = int64(math.MinInt64)
+	for _, b := range data {
+		in.tEnd = max(in.tEnd, b.LastTs)
+	}
+	return in
+}
+
+// batchSizeFloor is batch.size's lower bound: every record was appended,
+// so the write limit held the estimate before the last record plus the
+// last record.
+func batchSizeFloor(data []*Batch) (blo int64, from *Batch) {
+	blo = 1
 	for _, b := range data {
 		if b.Records < 2 {
 			continue // the first record always fits
@@ -291,76 +382,71 @@ func (p *Producer) infer(topicPartitions int) {
 			continue // the buffer of a large first record may have held it
 		}
 		if lb > blo {
-			blo, bloFrom = lb, b
+			blo, from = lb, b
 		}
 	}
-	// Size-cut candidates: the next record would not have fitted even at
-	// the smallest batch.size the log allows.
-	cand := map[*Batch]bool{}
-	for _, b := range data {
-		if b.succ == nil {
-			continue
-		}
-		u := int64(est(b.Codec, b.Uncompressed, b.ratio[1]) + b.nextSize())
-		if u > max(blo, int64(b.FirstUB)) {
-			cand[b] = true
-		}
-	}
-	// linger.ms and the cuts: replay the sender over every linger.ms value
-	// worth trying and keep those the log contradicts least.
-	for i, b := range data {
-		b.idx = i
-	}
-	var parts [][]*Batch
-	for _, bs := range byPart {
-		parts = append(parts, bs)
-	}
-	sort.Slice(parts, func(i, j int) bool { return parts[i][0].Partition < parts[j][0].Partition })
-	tEnd := int64(math.MinInt64)
-	for _, b := range data {
-		tEnd = max(tEnd, b.LastTs)
-	}
-	type run struct {
-		L, rtt int64
-		cuts   []string
-		sizeN  int
-		held   int
-	}
-	// replays keeps the replays with the fewest contradictions, none
-	// with more than limit (best is math.MaxInt when none is kept).
-	replays := func(Ls, rtts []int64, limit int) (runs []run, best int) {
-		best = limit
-		for _, L := range Ls {
-			for _, rtt := range rtts {
-				cuts := make([]string, len(data))
-				var v, held int
-				if rtt == jitteryRTT {
-					v, held = replayJitter(parts, cand, L, tEnd, cuts, best)
-				} else {
-					v, held = replay(parts, cand, L, tEnd, cuts, rtt, best)
-				}
-				if v > best {
-					continue
-				}
-				if v < best {
-					best, runs = v, runs[:0]
-				}
-				n := 0
-				for _, c := range cuts {
-					if c == CutSize {
-						n++
-					}
-				}
-				runs = append(runs, run{L, rtt, cuts, n, held})
+	return blo, from
+}
+
+// replayRun is one replay of the sender: its linger.ms and round trip,
+// the cut it gives each batch, its size cuts and the drains a busy node
+// held.
+type replayRun struct {
+	L, rtt int64
+	cuts   []string
+	sizeN  int
+	held   int
+}
+
+// stories are the replays that contradict the log least, in linger.ms
+// order, and what they say of linger.ms.
+type stories struct {
+	runs       []replayRun
+	best       int  // batches they cannot explain
+	busy       bool // the runs are of a busy node
+	lmin, lmax int64
+	unboundedL bool // the log sets no upper bound on linger.ms
+}
+
+// replays keeps the replays with the fewest contradictions, none with
+// more than limit (best is math.MaxInt when none is kept).
+func (in *inference) replays(Ls, rtts []int64, limit int) (runs []replayRun, best int) {
+	best = limit
+	for _, L := range Ls {
+		for _, rtt := range rtts {
+			cuts := make([]string, len(in.data))
+			var v, held int
+			if rtt == jitteryRTT {
+				v, held = replayJitter(in.parts, in.cand, L, in.tEnd, cuts, best)
+			} else {
+				v, held = replay(in.parts, in.cand, L, in.tEnd, cuts, rtt, best)
 			}
+			if v > best {
+				continue
+			}
+			if v < best {
+				best, runs = v, runs[:0]
+			}
+			n := 0
+			for _, c := range cuts {
+				if c == CutSize {
+					n++
+				}
+			}
+			runs = append(runs, replayRun{L, rtt, cuts, n, held})
 		}
-		if len(runs) == 0 {
-			best = math.MaxInt
-		}
-		return runs, best
 	}
-	Ls := lingerCandidates(data, tEnd, replaySteps)
-	runs, best := replays(Ls, []int64{0}, math.MaxInt)
+	if len(runs) == 0 {
+		best = math.MaxInt
+	}
+	return runs, best
+}
+
+// fit replays the sender over every linger.ms value worth trying and
+// keeps those the log contradicts least.
+func (in *inference) fit() *stories {
+	Ls := lingerCandidates(in.data, in.tEnd, replaySteps)
+	runs, best := in.replays(Ls, []int64{0}, math.MaxInt)
 	// Batches with records after they were due are a late sender (a busy
 	// or cold thread) or a busy node: max.in.flight requests unanswered
 	// hold the drain until a response comes. The replays of a busy node
@@ -371,92 +457,119 @@ func (p *Producer) infer(topicPartitions int) {
 	// other cause: each batch was taken when the node was free again.
 	busy := false
 	if best > 0 {
-		rtts := rttCandidates(data, tEnd)
-		if hr, hb := replays(lingerCandidates(data, tEnd, replaySteps/max(1, len(rtts))), rtts, best-1); hb < best {
+		rtts := rttCandidates(in.data, in.tEnd)
+		if hr, hb := in.replays(lingerCandidates(in.data, in.tEnd, replaySteps/max(1, len(rtts))), rtts, best-1); hb < best {
 			runs, best, busy = hr, hb, true
-		} else if hr, hb := replays(Ls, []int64{jitteryRTT}, best-1); hb < best {
+		} else if hr, hb := in.replays(Ls, []int64{jitteryRTT}, best-1); hb < best {
 			runs, best, busy = hr, hb, true
 		}
 	}
-	lmin, lmax := runs[0].L, runs[len(runs)-1].L
-	unboundedL := true
-	for _, b := range data {
-		if b.succ != nil && b.gap() >= lmax || tEnd-b.FirstTs >= lmax {
-			unboundedL = false
+	st := &stories{runs: runs, best: best, busy: busy, lmin: runs[0].L, lmax: runs[len(runs)-1].L, unboundedL: true}
+	for _, b := range in.data {
+		if b.succ != nil && b.gap() >= st.lmax || in.tEnd-b.FirstTs >= st.lmax {
+			st.unboundedL = false
 		}
 	}
-	// Runs that cut the same batches by size tell the same story; when
-	// several stories fit, prefer the one whose setting is a round value:
-	// batch.size for the story with the most size cuts, else linger.ms.
-	bhiOf := func(cuts []string, promptOnly bool) (int64, *Batch, int) {
-		bhi, from, n := int64(unbounded), (*Batch)(nil), 0
-		for _, b := range data {
-			if cuts[b.idx] != CutSize || promptOnly && !b.prompt() {
-				continue
-			}
-			n++
-			u := int64(est(b.Codec, b.Uncompressed, b.ratio[1])+b.nextSize()) - 1
-			if bhi < 0 || u < bhi {
-				bhi, from = u, b
-			}
+	return st
+}
+
+// sizeCutBound is the batch.size upper bound the size cuts of cuts set
+// (only the prompt ones if promptOnly), the batch that sets it, and how
+// many size cuts there are.
+func (in *inference) sizeCutBound(cuts []string, promptOnly bool) (int64, *Batch, int) {
+	bhi, from, n := int64(unbounded), (*Batch)(nil), 0
+	for _, b := range in.data {
+		if cuts[b.idx] != CutSize || promptOnly && !b.prompt() {
+			continue
 		}
-		return bhi, from, n
+		n++
+		u := int64(est(b.Codec, b.Uncompressed, b.ratio[1])+b.nextSize()) - 1
+		if bhi < 0 || u < bhi {
+			bhi, from = u, b
+		}
 	}
-	chosen := runs[len(runs)-1] // the most size cuts
-	if busy {
+	return bhi, from, n
+}
+
+// choose picks the story to tell, and when others fit with other size
+// cuts, says so (a format with one %s for the chosen linger.ms).
+//
+// Runs that cut the same batches by size tell the same story; when
+// several stories fit, prefer the one whose setting is a round value:
+// batch.size for the story with the most size cuts, else linger.ms.
+func (in *inference) choose(st *stories) (chosen replayRun, ambiguous string) {
+	runs := st.runs
+	chosen = runs[len(runs)-1] // the most size cuts
+	if st.busy {
 		chosen = runs[0]
 	}
-	ambiguous := ""
-	if runs[0].sizeN != chosen.sizeN {
-		// Size cuts are evidence when several agree on one batch.size
-		// window that holds a value people set; one alone may as well be
-		// a flush() or a linger cut.
-		bhiBig, _, bigN := bhiOf(chosen.cuts, false)
-		_, sRound := firstRound(blo, bhiBig, roundSize)
-		if !sRound || bigN < 2 {
-			chosen = runs[0]
-			for _, r := range runs {
-				if roundLinger(r.L) {
-					chosen = r
-					break
-				}
-			}
-		}
-		hi := fmt.Sprint(lmax)
-		if unboundedL {
-			hi = "any"
-		}
-		ambiguous = fmt.Sprintf("the log also fits linger.ms from %d to %s cutting %d to %d batches by size; chose linger.ms%s", lmin, hi, runs[0].sizeN, runs[len(runs)-1].sizeN, "%s")
+	if runs[0].sizeN == chosen.sizeN {
+		return chosen, ""
 	}
-	busyText := ""
-	if busy {
-		rt := "round trips that vary"
-		if chosen.rtt > 0 {
-			rt = fmt.Sprintf("a round trip of %d ms", chosen.rtt)
-		}
-		busyText = fmt.Sprintf("a busy node (%d requests unanswered, %s) held %d drain(s) past linger.ms", inFlight, rt, chosen.held)
-		if s.MaxInFlight != "" {
-			s.MaxInFlight += "; "
-		}
-		s.MaxInFlight += fmt.Sprintf("%d requests unanswered held %d drain(s) (%s)", inFlight, chosen.held, rt)
-	}
-	lText := func(L int64) string {
-		if unboundedL && L == lmax {
-			return fmt.Sprintf(">=%d", L)
-		}
-		return fmt.Sprintf("=%d", L)
-	}
-	likelyL := chosen.L
-	if r, ok := firstRound(lmin, lmax, roundLinger); ok {
-		for _, x := range runs {
-			if x.L == r && x.sizeN == chosen.sizeN {
-				likelyL = r
+	// Size cuts are evidence when several agree on one batch.size
+	// window that holds a value people set; one alone may as well be
+	// a flush() or a linger cut.
+	bhiBig, _, bigN := in.sizeCutBound(chosen.cuts, false)
+	_, sRound := firstRound(in.blo, bhiBig, roundSize)
+	if !sRound || bigN < 2 {
+		chosen = runs[0]
+		for _, r := range runs {
+			if roundLinger(r.L) {
+				chosen = r
 				break
 			}
 		}
 	}
-	// batch.size upper bound: only from batches every fitting story cuts
-	// by size.
+	hi := fmt.Sprint(st.lmax)
+	if st.unboundedL {
+		hi = "any"
+	}
+	ambiguous = fmt.Sprintf("the log also fits linger.ms from %d to %s cutting %d to %d batches by size; chose linger.ms%s", st.lmin, hi, runs[0].sizeN, runs[len(runs)-1].sizeN, "%s")
+	return chosen, ambiguous
+}
+
+// noteBusy adds to max.in.flight what the busy node of the chosen story
+// says, and returns it for linger.ms's evidence.
+func (p *Producer) noteBusy(chosen replayRun) string {
+	s := &p.Settings
+	rt := "round trips that vary"
+	if chosen.rtt > 0 {
+		rt = fmt.Sprintf("a round trip of %d ms", chosen.rtt)
+	}
+	busyText := fmt.Sprintf("a busy node (%d requests unanswered, %s) held %d drain(s) past linger.ms", inFlight, rt, chosen.held)
+	if s.MaxInFlight != "" {
+		s.MaxInFlight += "; "
+	}
+	s.MaxInFlight += fmt.Sprintf("%d requests unanswered held %d drain(s) (%s)", inFlight, chosen.held, rt)
+	return busyText
+}
+
+// lingerText is linger.ms L as the evidence states it: "=L", or ">=L"
+// for the unbounded top of the range.
+func (st *stories) lingerText(L int64) string {
+	if st.unboundedL && L == st.lmax {
+		return fmt.Sprintf(">=%d", L)
+	}
+	return fmt.Sprintf("=%d", L)
+}
+
+// likelyLinger is the chosen linger.ms, or the round value in range when
+// a run with it cuts as many batches by size.
+func (st *stories) likelyLinger(chosen replayRun) int64 {
+	if r, ok := firstRound(st.lmin, st.lmax, roundLinger); ok {
+		for _, x := range st.runs {
+			if x.L == r && x.sizeN == chosen.sizeN {
+				return r
+			}
+		}
+	}
+	return chosen.L
+}
+
+// sizeCeiling is batch.size's upper bound: only from batches every
+// fitting story cuts by size, and two of them at least (one size cut
+// alone may as well be an explicit flush()). promptN counts them.
+func (in *inference) sizeCeiling(runs []replayRun) (bhi int64, from *Batch, promptN int) {
 	every := append([]string(nil), runs[0].cuts...)
 	for _, r := range runs[1:] {
 		for i, c := range r.cuts {
@@ -465,102 +578,125 @@ func (p *Producer) infer(topicPartitions int) {
 			}
 		}
 	}
-	bhi, bhiFrom, promptN := bhiOf(every, true)
+	bhi, from, promptN = in.sizeCutBound(every, true)
 	if promptN < 2 {
-		// one size cut alone may as well be an explicit flush()
-		bhi, bhiFrom = unbounded, nil
+		bhi, from = unbounded, nil
 	}
-	sizeN, lingerN := 0, 0
-	for _, b := range data {
+	return bhi, from, promptN
+}
+
+// explainCuts gives every batch the chosen story's cut and its evidence,
+// and counts the size and linger cuts.
+func (in *inference) explainCuts(st *stories, chosen replayRun, bhi int64, ambiguous string) (sizeN, lingerN int) {
+	lText := st.lingerText(chosen.L)
+	for _, b := range in.data {
 		b.Cut = chosen.cuts[b.idx]
 		switch b.Cut {
 		case CutSize:
 			sizeN++
-			e := est(b.Codec, b.Uncompressed, b.ratio[1])
-			u := e + b.nextSize()
-			b.Evidence = fmt.Sprintf("%d B + next record %d B = %d B > batch.size, next record %d ms after the first", e, b.nextSize(), u, b.gap())
-			if b.Codec != batch.CodecNone {
-				b.Evidence = fmt.Sprintf("estimate %d B (ratio <= %.3f) + next record %d B = %d B > batch.size", e, b.ratio[1], b.nextSize(), u)
-			}
-			ub := int64(b.FirstUB)
-			if ub > blo && (bhi < 0 || ub > bhi || ub-blo > bhi-ub) {
-				b.Cut = CutLargeRecord
-				b.Evidence = fmt.Sprintf("first record alone needs a %d B buffer, above batch.size; ", ub) + b.Evidence
-			}
+			in.explainSizeCut(b, bhi)
 		case CutLinger:
 			lingerN++
 			if b.succ != nil {
-				b.Evidence = fmt.Sprintf("records span %d ms, next record %d ms after the first: linger.ms%s expired between", b.span(), b.gap(), lText(chosen.L))
+				b.Evidence = fmt.Sprintf("records span %d ms, next record %d ms after the first: linger.ms%s expired between", b.span(), b.gap(), lText)
 			} else {
-				b.Evidence = fmt.Sprintf("last batch; linger.ms%s expired by the producer's last record, %d ms after its first", lText(chosen.L), tEnd-b.FirstTs)
+				b.Evidence = fmt.Sprintf("last batch; linger.ms%s expired by the producer's last record, %d ms after its first", lText, in.tEnd-b.FirstTs)
 			}
 		case CutDrain:
-			b.Evidence = fmt.Sprintf("taken %d ms or more after its first record, before linger.ms%s, when another partition's batch was ready", b.span(), lText(chosen.L))
+			b.Evidence = fmt.Sprintf("taken %d ms or more after its first record, before linger.ms%s, when another partition's batch was ready", b.span(), lText)
 		case CutFlush:
-			b.Evidence = fmt.Sprintf("open when the producer's last record came (%d ms after its first, linger.ms%s): close()/flush()", tEnd-b.FirstTs, lText(chosen.L))
+			b.Evidence = fmt.Sprintf("open when the producer's last record came (%d ms after its first, linger.ms%s): close()/flush()", in.tEnd-b.FirstTs, lText)
 		default:
 			b.Cut = CutUnknown
 			b.Evidence = "no replay of the sender explains this batch"
 		}
 		if ambiguous != "" && (b.Cut == CutSize || b.Cut == CutLinger) {
-			b.Evidence += "; " + fmt.Sprintf(ambiguous, lText(chosen.L))
+			b.Evidence += "; " + fmt.Sprintf(ambiguous, lText)
 		}
 	}
-	if sizeN > 0 || blo > 1 {
-		iv := &Interval{Min: blo, Max: bhi, Batches: sizeN, Confidence: Low}
-		iv.Likely = likelySize(blo, bhi)
-		n := promptN // size cuts every fitting story agrees on
-		switch {
-		case n >= 3 && bhi >= 0 && bhi-blo < 256:
-			iv.Confidence = High
-		case n >= 1:
-			iv.Confidence = Medium
-		}
-		if bloFrom != nil {
-			iv.Evidence = fmt.Sprintf("batch %s holds %d B", where(bloFrom), blo)
-		} else {
-			iv.Evidence = "no batch of two or more records bounds it from below"
-		}
-		if bhiFrom != nil {
-			iv.Evidence += fmt.Sprintf("; batch %s could not take its next record (%d B needed)", where(bhiFrom), bhi+1)
-		} else {
-			iv.Evidence += "; fewer than two batches certainly cut by size: not enough evidence for an upper bound"
-		}
-		if codec != batch.CodecNone {
-			iv.Evidence += "; compressed: bounds use the producer's ratio estimates"
-		}
-		s.BatchSize = iv
+	return sizeN, lingerN
+}
+
+// explainSizeCut gives a batch cut by size its evidence, or recuts it as
+// a large first record when its first record's buffer better explains it.
+func (in *inference) explainSizeCut(b *Batch, bhi int64) {
+	e := est(b.Codec, b.Uncompressed, b.ratio[1])
+	u := e + b.nextSize()
+	b.Evidence = fmt.Sprintf("%d B + next record %d B = %d B > batch.size, next record %d ms after the first", e, b.nextSize(), u, b.gap())
+	if b.Codec != batch.CodecNone {
+		b.Evidence = fmt.Sprintf("estimate %d B (ratio <= %.3f) + next record %d B = %d B > batch.size", e, b.ratio[1], b.nextSize(), u)
 	}
-	// A real sender drains a little after the window closes (its wakeup,
-	// and a first record stamped a millisecond before its batch was
-	// created), so spans may exceed linger.ms by that much.
-	if lo := max(0, lmin-senderSlackMs); !(unboundedL && lo == 0) {
-		if _, ok := firstRound(lmin, lmax, roundLinger); !ok && lo < lmin {
-			if r, ok := firstRound(lo, lmin-1, roundLinger); ok {
-				likelyL = r
-			}
-		}
-		iv := &Interval{Min: lo, Max: lmax, Likely: likelyL, Batches: lingerN, Confidence: Low}
-		if unboundedL {
-			iv.Max = unbounded
-		}
-		switch {
-		case best > 0:
-		case lingerN >= 3 && !unboundedL && lmax-lmin <= 5 && ambiguous == "":
-			iv.Confidence = High
-		case ambiguous == "":
-			iv.Confidence = Medium
-		}
-		iv.Evidence = fmt.Sprintf("replaying the sender, linger.ms from %d to %s fits the log (the lower bound less %d ms of sender latency)", lmin, bound(iv.Max), senderSlackMs)
-		if best > 0 {
-			iv.Evidence += fmt.Sprintf(" with %d batch(es) it cannot explain (a busy or cold sender: records after linger.ms)", best)
-		}
-		if busy {
-			iv.Evidence += "; " + busyText
-		}
-		s.LingerMs = iv
+	ub := int64(b.FirstUB)
+	if ub > in.blo && (bhi < 0 || ub > bhi || ub-in.blo > bhi-ub) {
+		b.Cut = CutLargeRecord
+		b.Evidence = fmt.Sprintf("first record alone needs a %d B buffer, above batch.size; ", ub) + b.Evidence
 	}
-	p.count()
+}
+
+// batchSizeInterval is the inferred batch.size: from blo up to bhi,
+// promptN size cuts that every fitting story agrees on.
+func (in *inference) batchSizeInterval(sizeN, promptN int, bhi int64, bhiFrom *Batch, codec batch.Codec) *Interval {
+	blo := in.blo
+	iv := &Interval{Min: blo, Max: bhi, Batches: sizeN, Confidence: Low}
+	iv.Likely = likelySize(blo, bhi)
+	switch {
+	case promptN >= 3 && bhi >= 0 && bhi-blo < 256:
+		iv.Confidence = High
+	case promptN >= 1:
+		iv.Confidence = Medium
+	}
+	if in.bloFrom != nil {
+		iv.Evidence = fmt.Sprintf("batch %s holds %d B", where(in.bloFrom), blo)
+	} else {
+		iv.Evidence = "no batch of two or more records bounds it from below"
+	}
+	if bhiFrom != nil {
+		iv.Evidence += fmt.Sprintf("; batch %s could not take its next record (%d B needed)", where(bhiFrom), bhi+1)
+	} else {
+		iv.Evidence += "; fewer than two batches certainly cut by size: not enough evidence for an upper bound"
+	}
+	if codec != batch.CodecNone {
+		iv.Evidence += "; compressed: bounds use the producer's ratio estimates"
+	}
+	return iv
+}
+
+// lingerInterval is the inferred linger.ms, or nil when the log bounds
+// it neither way.
+//
+// A real sender drains a little after the window closes (its wakeup,
+// and a first record stamped a millisecond before its batch was
+// created), so spans may exceed linger.ms by that much.
+func (st *stories) lingerInterval(likelyL int64, lingerN int, ambiguous, busyText string) *Interval {
+	lmin, lmax := st.lmin, st.lmax
+	lo := max(0, lmin-senderSlackMs)
+	if st.unboundedL && lo == 0 {
+		return nil
+	}
+	if _, ok := firstRound(lmin, lmax, roundLinger); !ok && lo < lmin {
+		if r, ok := firstRound(lo, lmin-1, roundLinger); ok {
+			likelyL = r
+		}
+	}
+	iv := &Interval{Min: lo, Max: lmax, Likely: likelyL, Batches: lingerN, Confidence: Low}
+	if st.unboundedL {
+		iv.Max = unbounded
+	}
+	switch {
+	case st.best > 0:
+	case lingerN >= 3 && !st.unboundedL && lmax-lmin <= 5 && ambiguous == "":
+		iv.Confidence = High
+	case ambiguous == "":
+		iv.Confidence = Medium
+	}
+	iv.Evidence = fmt.Sprintf("replaying the sender, linger.ms from %d to %s fits the log (the lower bound less %d ms of sender latency)", lmin, bound(iv.Max), senderSlackMs)
+	if st.best > 0 {
+		iv.Evidence += fmt.Sprintf(" with %d batch(es) it cannot explain (a busy or cold sender: records after linger.ms)", st.best)
+	}
+	if st.busy {
+		iv.Evidence += "; " + busyText
+	}
+	return iv
 }
 
 func (p *Producer) count() {
