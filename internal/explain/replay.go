@@ -182,48 +182,7 @@ const replaySteps = 4000000
 // all, or the holds count as contradictions. It returns what replay does
 // and stops as it does.
 func replayJitter(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string, limit int) (violations, blocked int) {
-	cur := make([]int, len(parts))
-	own := func(b *Batch) (int64, string) { return ownDue(b, cand, L) }
-	// drain takes, at T, the head batch of partition k and of every
-	// partition whose head has started; it returns how many of them the
-	// log contradicts and the last record time among them.
-	drain := func(k int, T int64, apply, held bool) (v int, last, nextAt int64) {
-		last, nextAt = T, math.MaxInt64
-		for p, bs := range parts {
-			if cur[p] >= len(bs) {
-				continue
-			}
-			b := bs[cur[p]]
-			if p != k && (b.FirstTs > T || b.FirstTs == T && b.LastTs > T) {
-				// not started: not in the deque yet (in the event's
-				// millisecond it may have started just after the drain)
-				continue
-			}
-			d, why := own(b)
-			switch {
-			case held && cand[b] && b.succ != nil && (b.succ.first.ts < T || b.succ.first.ts == T && cand[b.succ]):
-				// Full while the drain was held: a full batch is sendable
-				// before an expired one. A successor begun in the drain's
-				// millisecond counts only when it filled up in turn (a
-				// run of full batches queued behind a busy node).
-				why = CutSize
-			case d > T:
-				why = CutDrain
-			}
-			if b.LastTs > T || why != CutSize && b.next != nil && b.next.first.ts < T {
-				v++
-			}
-			last = max(last, b.LastTs)
-			if why != CutSize && b.next != nil {
-				nextAt = min(nextAt, b.next.first.ts)
-			}
-			if apply {
-				cuts[b.idx] = why
-				cur[p]++
-			}
-		}
-		return v, last, nextAt
-	}
+	r := &jitterReplay{parts: parts, cand: cand, L: L, cuts: cuts, cur: make([]int, len(parts))}
 	floor := int64(math.MinInt64) // the last drain held up by a busy node
 	// A held drain needs inFlight requests unanswered: it implies a round
 	// trip of at least its time less that of the inFlight-th drain before
@@ -237,7 +196,7 @@ func replayJitter(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []
 		}
 	}
 	for {
-		T, k := earliestHead(parts, cur, cand, L)
+		T, k := earliestHead(parts, r.cur, cand, L)
 		if k < 0 {
 			settle()
 			return violations, blocked
@@ -249,16 +208,9 @@ func replayJitter(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []
 			// busy (max.in.flight.requests.per.connection requests
 			// unanswered), holding the drain until the next response.
 			// The held drain takes every head started by then.
-			if v, last, _ := drain(k, T, false, false); v > 0 && last > T && len(drains) >= inFlight {
-				U := last
-				for {
-					_, l, _ := drain(k, U, false, true)
-					if l <= U {
-						break
-					}
-					U = l
-				}
-				if vU, _, _ := drain(k, U, false, true); vU < v {
+			if v, last, _ := r.drain(k, T, false, false); v > 0 && last > T && len(drains) >= inFlight {
+				U := r.holdUntil(k, last)
+				if vU, _, _ := r.drain(k, U, false, true); vU < v {
 					rttLo = max(rttLo, U-drains[len(drains)-inFlight])
 					T, floor, held = U, U, true
 					blocked++
@@ -266,28 +218,11 @@ func replayJitter(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []
 			}
 		}
 		if T >= tEnd {
-			// The producer's close comes after its last record: every
-			// batch still queued is drained, each head in turn.
-			for p, bs := range parts {
-				for _, b := range bs[cur[p]:] {
-					d, why := own(b)
-					switch {
-					case why == CutSize && d <= tEnd:
-					case b.next != nil:
-						why = CutUnknown // a queued batch that is not full has no successor
-						violations++
-					case b.FirstTs+L <= tEnd:
-						why = CutLinger
-					default:
-						why = CutFlush
-					}
-					cuts[b.idx] = why
-				}
-			}
+			violations += r.close(tEnd)
 			settle()
 			return violations, blocked
 		}
-		v, _, nextAt := drain(k, T, true, held)
+		v, _, nextAt := r.drain(k, T, true, held)
 		violations += v
 		if violations > limit {
 			return violations, blocked
@@ -299,6 +234,94 @@ func replayJitter(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []
 		}
 		drains = append(drains, T)
 	}
+}
+
+// jitterReplay is the state of one replayJitter: the head batch of each
+// partition (cur) and the cuts given so far.
+type jitterReplay struct {
+	parts [][]*Batch
+	cand  map[*Batch]bool
+	L     int64
+	cuts  []string
+	cur   []int
+}
+
+// drain takes, at T, the head batch of partition k and of every
+// partition whose head has started; it returns how many of them the log
+// contradicts, the last record time among them and the first next record
+// of their partitions. Only with apply does it cut them and move on.
+func (r *jitterReplay) drain(k int, T int64, apply, held bool) (v int, last, nextAt int64) {
+	last, nextAt = T, math.MaxInt64
+	for p, bs := range r.parts {
+		if r.cur[p] >= len(bs) {
+			continue
+		}
+		b := bs[r.cur[p]]
+		if p != k && (b.FirstTs > T || b.FirstTs == T && b.LastTs > T) {
+			// not started: not in the deque yet (in the event's
+			// millisecond it may have started just after the drain)
+			continue
+		}
+		d, why := ownDue(b, r.cand, r.L)
+		switch {
+		case held && r.cand[b] && b.succ != nil && (b.succ.first.ts < T || b.succ.first.ts == T && r.cand[b.succ]):
+			// Full while the drain was held: a full batch is sendable
+			// before an expired one. A successor begun in the drain's
+			// millisecond counts only when it filled up in turn (a
+			// run of full batches queued behind a busy node).
+			why = CutSize
+		case d > T:
+			why = CutDrain
+		}
+		if b.LastTs > T || why != CutSize && b.next != nil && b.next.first.ts < T {
+			v++
+		}
+		last = max(last, b.LastTs)
+		if why != CutSize && b.next != nil {
+			nextAt = min(nextAt, b.next.first.ts)
+		}
+		if apply {
+			r.cuts[b.idx] = why
+			r.cur[p]++
+		}
+	}
+	return v, last, nextAt
+}
+
+// holdUntil is when a drain of partition k held until U takes place:
+// the heads started by then may hold records later still, so it moves
+// on to their last record until no head does.
+func (r *jitterReplay) holdUntil(k int, U int64) int64 {
+	for {
+		_, l, _ := r.drain(k, U, false, true)
+		if l <= U {
+			return U
+		}
+		U = l
+	}
+}
+
+// close cuts every batch still queued at the producer's close, which
+// comes after its last record: each head is drained in turn. It returns
+// the contradictions.
+func (r *jitterReplay) close(tEnd int64) (violations int) {
+	for p, bs := range r.parts {
+		for _, b := range bs[r.cur[p]:] {
+			d, why := ownDue(b, r.cand, r.L)
+			switch {
+			case why == CutSize && d <= tEnd:
+			case b.next != nil:
+				why = CutUnknown // a queued batch that is not full has no successor
+				violations++
+			case b.FirstTs+r.L <= tEnd:
+				why = CutLinger
+			default:
+				why = CutFlush
+			}
+			r.cuts[b.idx] = why
+		}
+	}
+	return violations
 }
 
 // ownDue is when b becomes sendable by itself at linger.ms L, and why: at
