@@ -272,6 +272,19 @@ func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
 		return c
 	}
 	c.rng = rand.New(rand.NewPCG(seed, 0x74696d696e67+uint64(run))) // "timing"
+	c.setCosts(t, codec)
+	c.setJitter(t)
+	c.drawRun(t)
+	if t.WarmupSends > 0 && t.WarmupFactor > 0 {
+		c.warmUntil = int64(t.WarmupSends) * 12 // exp(-12) is below any jitter
+	}
+	return c
+}
+
+// setCosts sets the clock's costs: the application's sends, the sender's
+// batches, wake-ups, loops and closes, the warm-up and the cold start,
+// codec defaults standing in for the settings left negative.
+func (c *clock) setCosts(t Timing, codec batch.Codec) {
 	perKB := func(d time.Duration) float64 { return float64(d) / 1024 }
 	c.first = float64(t.FirstSend)
 	if cl := t.CodecLoad; cl >= 0 {
@@ -301,6 +314,20 @@ func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
 		cp = codecClosePerKB[codec]
 	}
 	c.closePerByte = perKB(cp)
+	c.cold, c.coldRTT, c.firstRTT = float64(t.ColdClose), float64(t.ColdRTT), float64(t.FirstRTT)
+	c.stepMax = float64(t.SenderStepMax)
+	c.coldDecay = t.ColdCloseDecay
+	if c.coldDecay == 0 {
+		c.coldDecay = 2
+	}
+	if codec != batch.CodecNone {
+		c.cold += float64(t.ColdCloseCompressed)
+	}
+}
+
+// setJitter sets how the clock's costs vary and pause, busy and idle,
+// an idle setting left zero taking its busy value.
+func (c *clock) setJitter(t Timing) {
 	c.jitter, c.rttJitter, c.senderJitter = t.Jitter, t.RTTJitter, t.SenderJitter
 	c.firstJitter = t.FirstSendJitter
 	c.idleF = t.IdleSenderFactor
@@ -313,15 +340,6 @@ func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
 	}
 	if c.senderJitter == 0 {
 		c.senderJitter = c.jitter
-	}
-	c.cold, c.coldRTT, c.firstRTT = float64(t.ColdClose), float64(t.ColdRTT), float64(t.FirstRTT)
-	c.stepMax = float64(t.SenderStepMax)
-	c.coldDecay = t.ColdCloseDecay
-	if c.coldDecay == 0 {
-		c.coldDecay = 2
-	}
-	if codec != batch.CodecNone {
-		c.cold += float64(t.ColdCloseCompressed)
 	}
 	if t.PauseEvery > 0 {
 		c.pauseP = 1 / t.PauseEvery
@@ -339,6 +357,12 @@ func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
 	if c.idleSenderRun == 0 {
 		c.idleSenderRun = c.senderRun
 	}
+}
+
+// drawRun draws what holds for the whole run: the application's and the
+// sender's speed, and how cold the start is. These are the clock's first
+// draws, in this order.
+func (c *clock) drawRun(t Timing) {
 	c.appSpeed = 1
 	if t.RunJitter > 0 || t.SenderRunJitter > 0 || t.IdleSenderRunJitter > 0 {
 		c.appSpeed = math.Exp(t.RunJitter * c.rng.NormFloat64())
@@ -350,11 +374,6 @@ func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
 		c.coldRTT *= f
 		c.firstRTT *= f
 	}
-
-	if t.WarmupSends > 0 && t.WarmupFactor > 0 {
-		c.warmUntil = int64(t.WarmupSends) * 12 // exp(-12) is below any jitter
-	}
-	return c
 }
 
 // noise is one log-normal jitter factor.

@@ -76,81 +76,13 @@ func ExpandSweep(path string) ([]WorkloadRun, *SweepPlan, error) {
 }
 
 func expandWorkload(path string) ([]WorkloadRun, *SweepPlan, error) {
-	data, err := os.ReadFile(path)
+	base, runs, sweep, err := readWorkload(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	type run struct {
-		name     string
-		base     string
-		values   []string
-		settings map[string]any
-	}
-	base := map[string]any{}
-	var runs []run
-	var sweep map[string][]any
-	for k, v := range top {
-		switch k {
-		case "runs":
-			var rs []map[string]any
-			if err := json.Unmarshal(v, &rs); err != nil {
-				return nil, nil, fmt.Errorf("%s: runs: %w", path, err)
-			}
-			for i, r := range rs {
-				name, _ := r["name"].(string)
-				if name == "" {
-					name = fmt.Sprintf("run-%d", i)
-				}
-				delete(r, "name")
-				runs = append(runs, run{name: name, base: name, settings: r})
-			}
-		case "sweep":
-			if err := json.Unmarshal(v, &sweep); err != nil {
-				return nil, nil, fmt.Errorf("%s: sweep: %w", path, err)
-			}
-		default:
-			var x any
-			json.Unmarshal(v, &x)
-			base[k] = x
-		}
-	}
-	if len(runs) == 0 {
-		runs = []run{{name: "run", settings: map[string]any{}}}
-	}
-	keys := make([]string, 0, len(sweep))
-	for k := range sweep {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var plan *SweepPlan
-	if len(keys) > 0 {
-		plan = &SweepPlan{}
-	}
-	for _, k := range keys {
-		ax := Axis{Flag: k}
-		for _, v := range sweep[k] {
-			ax.Values = append(ax.Values, settingValue(v))
-		}
-		plan.Axes = append(plan.Axes, ax)
-		var next []run
-		for _, r := range runs {
-			for _, v := range sweep[k] {
-				s := map[string]any{}
-				for kk, vv := range r.settings {
-					s[kk] = vv
-				}
-				s[k] = v
-				vals := append(slices.Clone(r.values), settingValue(v))
-				next = append(next, run{name: fmt.Sprintf("%s_%s=%v", r.name, k, v), base: r.base, values: vals, settings: s})
-			}
-		}
-		runs = next
-	}
+	runs, plan := sweepRuns(runs, sweep)
 	out := make([]WorkloadRun, 0, len(runs))
+	seen := map[string]bool{}
 	for _, r := range runs {
 		merged := map[string]any{}
 		for k, v := range base {
@@ -159,7 +91,7 @@ func expandWorkload(path string) ([]WorkloadRun, *SweepPlan, error) {
 		for k, v := range r.settings {
 			merged[k] = v
 		}
-		if len(keys) > 0 {
+		if plan != nil {
 			r.name = strings.TrimPrefix(r.name, "run_")
 		}
 		if !runNameRE.MatchString(r.name) {
@@ -170,7 +102,6 @@ func expandWorkload(path string) ([]WorkloadRun, *SweepPlan, error) {
 			plan.Points = append(plan.Points, SweepPoint{Name: r.name, Base: r.base, Values: r.values})
 		}
 	}
-	seen := map[string]bool{}
 	for _, r := range out {
 		if seen[r.Name] {
 			return nil, nil, fmt.Errorf("%s: two runs are named %q", path, r.Name)
@@ -178,6 +109,94 @@ func expandWorkload(path string) ([]WorkloadRun, *SweepPlan, error) {
 		seen[r.Name] = true
 	}
 	return out, plan, nil
+}
+
+// pendingRun is a run of a workload file before its top-level settings
+// are merged in: its name, the run it was swept from and its value on
+// every axis so far.
+type pendingRun struct {
+	name     string
+	base     string
+	values   []string
+	settings map[string]any
+}
+
+// readWorkload reads the workload file at path: its top-level settings,
+// its runs (one unnamed run when it lists none) and its sweep.
+func readWorkload(path string) (base map[string]any, runs []pendingRun, sweep map[string][]any, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	base = map[string]any{}
+	for k, v := range top {
+		switch k {
+		case "runs":
+			var rs []map[string]any
+			if err := json.Unmarshal(v, &rs); err != nil {
+				return nil, nil, nil, fmt.Errorf("%s: runs: %w", path, err)
+			}
+			for i, r := range rs {
+				name, _ := r["name"].(string)
+				if name == "" {
+					name = fmt.Sprintf("run-%d", i)
+				}
+				delete(r, "name")
+				runs = append(runs, pendingRun{name: name, base: name, settings: r})
+			}
+		case "sweep":
+			if err := json.Unmarshal(v, &sweep); err != nil {
+				return nil, nil, nil, fmt.Errorf("%s: sweep: %w", path, err)
+			}
+		default:
+			var x any
+			json.Unmarshal(v, &x)
+			base[k] = x
+		}
+	}
+	if len(runs) == 0 {
+		runs = []pendingRun{{name: "run", settings: map[string]any{}}}
+	}
+	return base, runs, sweep, nil
+}
+
+// sweepRuns expands runs over every combination of the sweep's values,
+// flags in name order, and returns the plan (nil without a sweep).
+func sweepRuns(runs []pendingRun, sweep map[string][]any) ([]pendingRun, *SweepPlan) {
+	keys := make([]string, 0, len(sweep))
+	for k := range sweep {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) == 0 {
+		return runs, nil
+	}
+	plan := &SweepPlan{}
+	for _, k := range keys {
+		ax := Axis{Flag: k}
+		for _, v := range sweep[k] {
+			ax.Values = append(ax.Values, settingValue(v))
+		}
+		plan.Axes = append(plan.Axes, ax)
+		var next []pendingRun
+		for _, r := range runs {
+			for _, v := range sweep[k] {
+				s := map[string]any{}
+				for kk, vv := range r.settings {
+					s[kk] = vv
+				}
+				s[k] = v
+				vals := append(slices.Clone(r.values), settingValue(v))
+				next = append(next, pendingRun{name: fmt.Sprintf("%s_%s=%v", r.name, k, v), base: r.base, values: vals, settings: s})
+			}
+		}
+		runs = next
+	}
+	return runs, plan
 }
 
 // settings flattens m into flag settings, names sorted.
