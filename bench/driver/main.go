@@ -129,53 +129,70 @@ func run(mode, path string) (int64, error) {
 	case "readdir":
 		return readDir(path)
 	case "read":
-		f, err := os.Open(path)
-		if err != nil {
-			return 0, err
-		}
-		defer f.Close()
-		buf := make([]byte, 1<<20)
-		var n int64
-		for {
-			m, err := f.Read(buf)
-			n += int64(m)
-			if err == io.EOF {
-				return n, nil
-			}
-			if err != nil {
-				return n, err
-			}
-		}
+		return readFile(path)
 	case "crc", "crcmem":
-		st, err := os.Stat(path)
-		if err != nil {
-			return 0, err
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return 0, err
-		}
-		bufSize := int64(1 << 20)
-		if mode == "crcmem" {
-			bufSize = 256 << 20
-		}
-		buf := make([]byte, min(st.Size(), bufSize))
-		_, err = io.ReadFull(f, buf)
-		f.Close()
-		if err != nil {
-			return 0, err
-		}
-		var sink uint32
-		var n int64
-		start = time.Now()
-		for n < st.Size() {
-			b := buf[:min(int64(len(buf)), st.Size()-n)]
-			sink ^= batch.CRC32C(b)
-			n += int64(len(b))
-		}
-		_ = sink
-		return n, nil
+		return crcBuffer(path, mode == "crcmem")
 	}
+	return scanSegment(mode, path)
+}
+
+// readFile reads path through, 1 MiB at a time.
+func readFile(path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	var n int64
+	for {
+		m, err := f.Read(buf)
+		n += int64(m)
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// crcBuffer loads the start of path (1 MiB, or 256 MiB with mem) and
+// times CRC-32C over it, repeated to the file's size.
+func crcBuffer(path string, mem bool) (int64, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	bufSize := int64(1 << 20)
+	if mem {
+		bufSize = 256 << 20
+	}
+	buf := make([]byte, min(st.Size(), bufSize))
+	_, err = io.ReadFull(f, buf)
+	f.Close()
+	if err != nil {
+		return 0, err
+	}
+	var sink uint32
+	var n int64
+	start = time.Now()
+	for n < st.Size() {
+		b := buf[:min(int64(len(buf)), st.Size()-n)]
+		sink ^= batch.CRC32C(b)
+		n += int64(len(b))
+	}
+	_ = sink
+	return n, nil
+}
+
+// scanSegment streams the segment at path and does mode's work on each
+// batch: headers only, crcscan, codec (decompress) or deep (every record).
+func scanSegment(mode, path string) (int64, error) {
 	f, err := segment.OpenFile(path, 0, segment.Options{})
 	if err != nil {
 		return 0, err

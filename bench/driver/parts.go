@@ -42,9 +42,37 @@ func manyParts(dir string, rounds int) error {
 	for _, p := range aps {
 		auditFiles += len(p.Logs) + len(p.Snapshots) + len(p.TxnIndexes)
 	}
-	mem, bytes, err := loadAll(logs)
+	memParts, bytes, err := inMemory(ps, logs)
 	if err != nil {
 		return err
+	}
+	steps := partsSteps(dir, logs, auditFiles, memParts)
+	for range rounds {
+		for _, s := range steps {
+			w0, c0 := time.Now(), cpuTime()
+			if err := s.run(); err != nil {
+				return fmt.Errorf("%s: %w", s.name, err)
+			}
+			w, c := time.Since(w0).Seconds(), cpuTime()-c0
+			if s.own {
+				w, c = preadWall, preadCPU
+			}
+			s.wall = append(s.wall, w)
+			s.cpu = append(s.cpu, c)
+		}
+	}
+	fmt.Printf("%d partitions, %d log files (%d files audited), %d bytes of logs; fastest of %d rounds\n",
+		len(ps), len(logs), auditFiles, bytes, rounds)
+	printPartsSteps(steps, len(ps))
+	return nil
+}
+
+// inMemory is ps with every log (logs, in ps's order) read into memory,
+// and the bytes read.
+func inMemory(ps []segment.Partition, logs []string) ([]segment.Partition, int64, error) {
+	mem, bytes, err := loadAll(logs)
+	if err != nil {
+		return nil, 0, err
 	}
 	memParts := make([]segment.Partition, len(ps))
 	k := 0
@@ -58,16 +86,22 @@ func manyParts(dir string, rounds int) error {
 		}
 		memParts[i] = segment.NewRemotePartition(p.Topic, p.Partition, p.Dir, segs)
 	}
-	mem = nil
+	return memParts, bytes, nil
+}
 
-	type step struct {
-		name  string
-		files int
-		run   func() error
-		own   bool // run sets preadWall and preadCPU to the part it times
-		wall  []float64
-		cpu   []float64
-	}
+// partsStep is one step manyParts times, with its times of every round.
+type partsStep struct {
+	name  string
+	files int
+	run   func() error
+	own   bool // run sets preadWall and preadCPU to the part it times
+	wall  []float64
+	cpu   []float64
+}
+
+// partsSteps are manyParts' steps, in the order printPartsSteps reads
+// them by index.
+func partsSteps(dir string, logs []string, auditFiles int, memParts []segment.Partition) []*partsStep {
 	count := func(w int) func() error {
 		return func() error {
 			ps, err := segment.Partitions([]string{dir})
@@ -101,7 +135,7 @@ func manyParts(dir string, rounds int) error {
 		_, err := segment.Partitions([]string{dir})
 		return err
 	}
-	steps := []*step{
+	return []*partsStep{
 		{name: "walk, 1 CPU", files: len(logs), run: oneCPU(walk)},
 		{name: "walk, 2 CPUs", files: len(logs), run: walk},
 		{name: "count, 1 CPU (walk + count)", files: len(logs), run: oneCPU(count(1))},
@@ -114,24 +148,13 @@ func manyParts(dir string, rounds int) error {
 			return err
 		}},
 	}
-	for range rounds {
-		for _, s := range steps {
-			w0, c0 := time.Now(), cpuTime()
-			if err := s.run(); err != nil {
-				return fmt.Errorf("%s: %w", s.name, err)
-			}
-			w, c := time.Since(w0).Seconds(), cpuTime()-c0
-			if s.own {
-				w, c = preadWall, preadCPU
-			}
-			s.wall = append(s.wall, w)
-			s.cpu = append(s.cpu, c)
-		}
-	}
+}
+
+// printPartsSteps writes each step's fastest round over nParts
+// partitions, and the shares and ratios between steps.
+func printPartsSteps(steps []*partsStep, nParts int) {
 	best := func(x []float64) float64 { return slices.Min(x) }
-	n := float64(len(ps))
-	fmt.Printf("%d partitions, %d log files (%d files audited), %d bytes of logs; fastest of %d rounds\n",
-		len(ps), len(logs), auditFiles, bytes, rounds)
+	n := float64(nParts)
 	fmt.Printf("%-36s %8s %8s %13s %10s\n", "step", "wall s", "cpu s", "partitions/s", "files/s")
 	for _, s := range steps {
 		w, c := best(s.wall), best(s.cpu)
@@ -146,7 +169,6 @@ func manyParts(dir string, rounds int) error {
 	fmt.Printf("walk: %.0f%% of count's wall time on 1 CPU\n", 100*wall(0)/wall(2))
 	fmt.Printf("1-CPU / 2-CPU wall time: walk %.2f, count %.2f, audit %.2f (CPU seconds used per wall second, 2 CPUs: count %.2f, audit %.2f)\n",
 		wall(0)/wall(1), wall(2)/wall(3), wall(4)/wall(5), cpu(3)/wall(3), cpu(5)/wall(5))
-	return nil
 }
 
 // loadAll reads every file into memory.
