@@ -56,66 +56,15 @@ table.matrix{width:auto}table.matrix td,table.matrix th{padding:4px 10px}
 // scripts, nothing fetched.
 func WriteHTML(w io.Writer, runs []Run, opt HTMLOptions) error {
 	var sb strings.Builder
-	title := opt.Title
-	if title == "" {
-		names := make([]string, len(runs))
-		for i, r := range runs {
-			names[i] = r.Name
-		}
-		title = "kseg report: " + strings.Join(names, ", ")
-	}
-	e := html.EscapeString
-	fmt.Fprintf(&sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"+
-		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">"+
-		"<title>%s</title><style>%s%s</style></head><body>\n", e(title), css, explainCSS(runs))
-	fmt.Fprintf(&sb, "<h1>%s</h1>\n<p class=\"meta\">", e(title))
-	for i, r := range runs {
-		if i > 0 {
-			sb.WriteString(" · ")
-		}
-		fmt.Fprintf(&sb, "run <b>%s</b>: <code>%s</code>", e(r.Name), e(r.Path))
-	}
-	if opt.BatchSize > 0 {
-		fmt.Fprintf(&sb, " · batch.size %d", opt.BatchSize)
-	}
-	sb.WriteString("</p>\n")
-
-	// Overview: every run's count lines.
-	sb.WriteString("<h2 id=\"overview\">Overview</h2>\n<table class=\"overview\"><tr><th>run</th><th>partition</th><th>batches</th><th>records</th><th>records per batch</th><th>avg bytes</th>")
-	if opt.BatchSize > 0 {
-		sb.WriteString("<th>fill</th>")
-	}
-	sb.WriteString("<th>codecs</th><th>ratio</th><th>audit findings</th></tr>\n")
-	for _, r := range runs {
-		for i := range r.Partitions {
-			pd := &r.Partitions[i]
-			s := pd.Stats
-			fmt.Fprintf(&sb, "<tr data-run=\"%s\" data-partition=\"%s\"><td>%s</td><td><a href=\"#p-%s\">%s</a></td><td class=n>%d</td><td class=n>%d</td><td>%s</td><td class=n>%.0f</td>",
-				e(r.Name), e(pd.Name), e(r.Name), e(anchor(pd.Name)), e(pd.Name), s.Batches, s.Records, e(clip(Histogram(s.RecordsPerBatch), 80)), s.AvgBytes())
-			if opt.BatchSize > 0 {
-				fmt.Fprintf(&sb, "<td class=n>%.3f</td>", s.Fill(opt.BatchSize))
-			}
-			fmt.Fprintf(&sb, "<td>%s</td><td class=n>%s</td><td>%s</td></tr>\n", e(codecText(s.Codecs)), ratioText(s.Ratio()), e(auditCell(pd)))
-		}
-	}
-	sb.WriteString("</table>\n")
+	pageHead(&sb, runs, opt)
+	overviewTable(&sb, runs, opt)
 
 	// A sweep: one matrix of its settings before the runs.
 	sweepMatrices(&sb, runs)
 
 	// One section per partition name, runs side by side.
-	var names []string
-	seen := map[string]bool{}
-	for _, r := range runs {
-		for _, pd := range r.Partitions {
-			if !seen[pd.Name] {
-				seen[pd.Name] = true
-				names = append(names, pd.Name)
-			}
-		}
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	e := html.EscapeString
+	for _, name := range partitionNames(runs) {
 		fmt.Fprintf(&sb, "<h2 id=\"p-%s\">%s</h2>\n<div class=\"runs\">\n", e(anchor(name)), e(name))
 		for _, r := range runs {
 			for i := range r.Partitions {
@@ -136,6 +85,73 @@ func WriteHTML(w io.Writer, runs []Run, opt HTMLOptions) error {
 	sb.WriteString(". Counts come from batch headers as in <code>kseg count --detail</code>; sequences and findings from <code>kseg audit</code>.</p>\n</body></html>\n")
 	_, err := io.WriteString(w, sb.String())
 	return err
+}
+
+// pageHead writes the page's head, its title and the line naming the
+// runs.
+func pageHead(sb *strings.Builder, runs []Run, opt HTMLOptions) {
+	title := opt.Title
+	if title == "" {
+		names := make([]string, len(runs))
+		for i, r := range runs {
+			names[i] = r.Name
+		}
+		title = "kseg report: " + strings.Join(names, ", ")
+	}
+	e := html.EscapeString
+	fmt.Fprintf(sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"+
+		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">"+
+		"<title>%s</title><style>%s%s</style></head><body>\n", e(title), css, explainCSS(runs))
+	fmt.Fprintf(sb, "<h1>%s</h1>\n<p class=\"meta\">", e(title))
+	for i, r := range runs {
+		if i > 0 {
+			sb.WriteString(" · ")
+		}
+		fmt.Fprintf(sb, "run <b>%s</b>: <code>%s</code>", e(r.Name), e(r.Path))
+	}
+	if opt.BatchSize > 0 {
+		fmt.Fprintf(sb, " · batch.size %d", opt.BatchSize)
+	}
+	sb.WriteString("</p>\n")
+}
+
+// overviewTable writes every run's count lines.
+func overviewTable(sb *strings.Builder, runs []Run, opt HTMLOptions) {
+	e := html.EscapeString
+	sb.WriteString("<h2 id=\"overview\">Overview</h2>\n<table class=\"overview\"><tr><th>run</th><th>partition</th><th>batches</th><th>records</th><th>records per batch</th><th>avg bytes</th>")
+	if opt.BatchSize > 0 {
+		sb.WriteString("<th>fill</th>")
+	}
+	sb.WriteString("<th>codecs</th><th>ratio</th><th>audit findings</th></tr>\n")
+	for _, r := range runs {
+		for i := range r.Partitions {
+			pd := &r.Partitions[i]
+			s := pd.Stats
+			fmt.Fprintf(sb, "<tr data-run=\"%s\" data-partition=\"%s\"><td>%s</td><td><a href=\"#p-%s\">%s</a></td><td class=n>%d</td><td class=n>%d</td><td>%s</td><td class=n>%.0f</td>",
+				e(r.Name), e(pd.Name), e(r.Name), e(anchor(pd.Name)), e(pd.Name), s.Batches, s.Records, e(clip(Histogram(s.RecordsPerBatch), 80)), s.AvgBytes())
+			if opt.BatchSize > 0 {
+				fmt.Fprintf(sb, "<td class=n>%.3f</td>", s.Fill(opt.BatchSize))
+			}
+			fmt.Fprintf(sb, "<td>%s</td><td class=n>%s</td><td>%s</td></tr>\n", e(codecText(s.Codecs)), ratioText(s.Ratio()), e(auditCell(pd)))
+		}
+	}
+	sb.WriteString("</table>\n")
+}
+
+// partitionNames are the partition names of every run, sorted, once each.
+func partitionNames(runs []Run) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for _, pd := range r.Partitions {
+			if !seen[pd.Name] {
+				seen[pd.Name] = true
+				names = append(names, pd.Name)
+			}
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 func anchor(s string) string {
@@ -200,6 +216,8 @@ func sampleCaption(pd *PartitionData, shown int, what string) string {
 	return fmt.Sprintf("%d batches%s.", shown, what)
 }
 
+// partitionCell writes one run's section of a partition: its count line,
+// its detail table and its figures side by side.
 func partitionCell(sb *strings.Builder, run string, pd *PartitionData, opt HTMLOptions) {
 	e := html.EscapeString
 	s := pd.Stats
@@ -210,7 +228,30 @@ func partitionCell(sb *strings.Builder, run string, pd *PartitionData, opt HTMLO
 		sb.WriteString("<p class=\"empty\">No batches.</p></div>\n")
 		return
 	}
+	cellDetail(sb, pd, opt)
+	explainTable(sb, pd)
+	sb.WriteString("<div class=\"figs\">\n<div class=\"fig\">")
+	// 0. the predicted band, for a log written by kseg produce --runs
+	if pd.Envelope != nil {
+		envelopeFigure(sb, pd)
+		sb.WriteString("</div>\n<div class=\"fig\">")
+	}
+	cellRecordsFigure(sb, pd)
+	sb.WriteString("</div>\n<div class=\"fig\">")
+	cellSizeFigure(sb, pd, opt)
+	sb.WriteString("</div>\n<div class=\"fig\">")
+	cellTimeFigure(sb, pd)
+	sb.WriteString("</div>\n<div class=\"fig\">")
+	cellSequenceFigure(sb, pd)
+	sb.WriteString("</div>\n<div class=\"fig\">")
+	cellCodecFigure(sb, pd)
+	sb.WriteString("</div>\n</div>\n</div>\n")
+}
 
+// cellDetail writes a partition's detail table.
+func cellDetail(sb *strings.Builder, pd *PartitionData, opt HTMLOptions) {
+	e := html.EscapeString
+	s := pd.Stats
 	fmt.Fprintf(sb, "<table class=\"detail\"><tr><th>batches</th><th>records</th><th>bytes</th><th>avg rec</th><th>min/max rec</th><th>avg bytes</th>")
 	if opt.BatchSize > 0 {
 		sb.WriteString("<th>fill</th>")
@@ -227,14 +268,12 @@ func partitionCell(sb *strings.Builder, run string, pd *PartitionData, opt HTMLO
 		fmt.Fprintf(sb, "<td class=n>%.3f</td>", s.Fill(opt.BatchSize))
 	}
 	fmt.Fprintf(sb, "<td class=n>%d</td><td>%s</td><td>%s</td><td>%s</td></tr></table>\n", s.ControlBatches, first, span, e(pidText(s.ProducerIDs)))
-	explainTable(sb, pd)
-	sb.WriteString("<div class=\"figs\">\n<div class=\"fig\">")
-	// 0. the predicted band, for a log written by kseg produce --runs
-	if pd.Envelope != nil {
-		envelopeFigure(sb, pd)
-		sb.WriteString("</div>\n<div class=\"fig\">")
-	}
-	// 1. records per batch
+}
+
+// cellRecordsFigure writes figure 1, records per batch, and its table
+// (the 30 largest record counts).
+func cellRecordsFigure(sb *strings.Builder, pd *PartitionData) {
+	s := pd.Stats
 	bins := histogramBins(s.RecordsPerBatch)
 	cap := fmt.Sprintf("Records per batch: %d bars, one per record count", len(bins))
 	if len(bins) > 0 && len(bins) < len(s.RecordsPerBatch) {
@@ -256,9 +295,12 @@ func partitionCell(sb *strings.Builder, run string, pd *PartitionData, opt HTMLO
 		fmt.Fprintf(sb, "<tr><td class=n>%d</td><td class=n>%d</td></tr>", k, s.RecordsPerBatch[k])
 	}
 	sb.WriteString("</table>\n")
+}
 
-	sb.WriteString("</div>\n<div class=\"fig\">")
-	// 2. size along offsets
+// cellSizeFigure writes figure 2, batch size along offsets.
+func cellSizeFigure(sb *strings.Builder, pd *PartitionData, opt HTMLOptions) {
+	e := html.EscapeString
+	s := pd.Stats
 	fill := ""
 	if opt.BatchSize > 0 {
 		fill = fmt.Sprintf("; dashed line: batch.size %d, mean fill %.3f", opt.BatchSize, s.Fill(opt.BatchSize))
@@ -266,11 +308,12 @@ func partitionCell(sb *strings.Builder, run string, pd *PartitionData, opt HTMLO
 	fmt.Fprintf(sb, "<figure><h4>Batch size by offset</h4>%s<figcaption>%s</figcaption></figure>\n", SizeSVG(pd, opt.BatchSize), e(sampleCaption(pd, len(pd.Points), fill)))
 	fmt.Fprintf(sb, "<table><tr><th>min/avg/max batch bytes</th><th>first offset</th><th>last offset</th></tr><tr><td class=n>%d / %.0f / %d</td><td class=n>%d</td><td class=n>%d</td></tr></table>\n",
 		pd.MinBytes, s.AvgBytes(), pd.MaxBytes, s.FirstOffset, s.LastOffset)
+}
 
-	sb.WriteString("</div>\n<div class=\"fig\">")
-	// 3. over time
+// cellTimeFigure writes figure 3, batches over time, and the largest gaps.
+func cellTimeFigure(sb *strings.Builder, pd *PartitionData) {
 	tp := timePoints(pd)
-	fmt.Fprintf(sb, "<figure><h4>Batches over time</h4>%s<figcaption>%s</figcaption></figure>\n", TimeSVG(pd), e(sampleCaption(pd, len(tp), " with a timestamp; x is the batch's max timestamp, gaps are linger/send pauses")))
+	fmt.Fprintf(sb, "<figure><h4>Batches over time</h4>%s<figcaption>%s</figcaption></figure>\n", TimeSVG(pd), html.EscapeString(sampleCaption(pd, len(tp), " with a timestamp; x is the batch's max timestamp, gaps are linger/send pauses")))
 	if len(pd.Gaps) > 0 {
 		sb.WriteString("<table class=\"gaps\"><tr><th>largest gaps</th><th>after offset</th></tr>")
 		for _, g := range pd.Gaps {
@@ -278,20 +321,25 @@ func partitionCell(sb *strings.Builder, run string, pd *PartitionData, opt HTMLO
 		}
 		sb.WriteString("</table>\n")
 	}
+}
 
-	sb.WriteString("</div>\n<div class=\"fig\">")
-	// 4. producer sequences + audit
+// cellSequenceFigure writes figure 4, producer sequences, and the audit's
+// tables.
+func cellSequenceFigure(sb *strings.Builder, pd *PartitionData) {
 	sp := seqPoints(pd)
 	marks := pd.Marks
 	seqCap := sampleCaption(pd, len(sp), " with a producer id and sequence")
 	if pd.Audit != nil {
 		seqCap += fmt.Sprintf(" Red triangles: %d audit finding(s) located at an offset.", len(marks))
 	}
-	fmt.Fprintf(sb, "<figure><h4>Producer sequences</h4>%s<figcaption>%s</figcaption></figure>\n", SequenceSVG(pd), e(seqCap))
+	fmt.Fprintf(sb, "<figure><h4>Producer sequences</h4>%s<figcaption>%s</figcaption></figure>\n", SequenceSVG(pd), html.EscapeString(seqCap))
 	auditTables(sb, pd)
+}
 
-	sb.WriteString("</div>\n<div class=\"fig\">")
-	// 5. codecs
+// cellCodecFigure writes figure 5, the codec mix, and its table.
+func cellCodecFigure(sb *strings.Builder, pd *PartitionData) {
+	e := html.EscapeString
+	s := pd.Stats
 	fmt.Fprintf(sb, "<figure><h4>Codec mix</h4>%s<figcaption>Batches per codec; ratio is uncompressed / compressed payload bytes of compressed batches.</figcaption></figure>\n", CodecSVG(pd))
 	sb.WriteString("<table class=\"codecs\"><tr><th>codec</th><th>batches</th></tr>")
 	for _, k := range strings.Fields(codecText(s.Codecs)) {
@@ -300,7 +348,6 @@ func partitionCell(sb *strings.Builder, run string, pd *PartitionData, opt HTMLO
 	}
 	fmt.Fprintf(sb, "<tr><td>compressed payload bytes</td><td class=n>%d</td></tr><tr><td>uncompressed</td><td class=n>%d</td></tr><tr><td>ratio</td><td class=n>%s</td></tr></table>\n",
 		s.CompressedBytes, s.UncompressedBytes, ratioText(s.Ratio()))
-	sb.WriteString("</div>\n</div>\n</div>\n")
 }
 
 func auditTables(sb *strings.Builder, pd *PartitionData) {
