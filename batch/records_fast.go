@@ -116,7 +116,8 @@ func (r *RecordReader) next(rec *Record) (bool, error) {
 // false having changed nothing but rec and the reused header slice (both of
 // which the careful path sets again). It is next's fallback for what next
 // does not take itself: varints of up to 4 bytes (9 for the timestamp
-// delta), headers.
+// delta), headers. It is long on purpose: one pass over the record with
+// its varint reads written out, as next's are, on the decode hot path.
 func (r *RecordReader) fastLong(rec *Record) bool {
 	b := r.buf[r.pos:]
 	u, p := uv2(b, 0)

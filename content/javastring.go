@@ -18,7 +18,9 @@ func JavaString(b []byte) string {
 
 func isCont(c byte) bool { return c&0xc0 == 0x80 }
 
-// appendJavaString appends the Java decoding of b to dst.
+// appendJavaString appends the Java decoding of b to dst. It is long
+// because it is one decoder: a switch over the lead byte, each case the
+// JDK's rule for a sequence of that length.
 func appendJavaString(dst, b []byte) []byte {
 	n := len(b)
 	for i := 0; i < n; {

@@ -184,71 +184,84 @@ func (d *decoder) field(f *field) (value, error) {
 		b, err := d.r.array(n)
 		return value{set: true, b: b}, err
 	case kStruct:
-		if nullable {
-			var present bool
-			if f.tagged {
-				m, err := d.r.uvarint()
-				if err != nil {
-					return value{}, err
-				}
-				present = m > 0
-			} else {
-				m, err := d.r.int8()
-				if err != nil {
-					return value{}, err
-				}
-				present = m >= 0
-			}
-			if !present {
-				return value{set: true, null: true}, nil
-			}
-		}
-		list, err := d.structFields(f.sub)
-		return value{set: true, list: list}, err
+		return d.structField(f, nullable)
 	case kArray:
-		n, err := d.length(f, true)
-		if err != nil {
-			return value{}, err
-		}
-		if n < 0 {
-			if nullable {
-				return value{set: true, null: true}, nil
-			}
-			return value{}, errorf("non-nullable field %s was serialized as null", f.name)
-		}
-		if int(n) > d.r.remaining() {
-			return value{}, errorf("Tried to allocate a collection of size %d, but there are only %d bytes remaining.", n, d.r.remaining())
-		}
-		if n > 1000000 {
-			return value{}, errorf("Tried to read a collection of size %d, which exceeds the maximum allowed size of 1000000.", n)
-		}
-		list := make([]value, 0, n)
-		for j := int32(0); j < n; j++ {
-			var e value
-			switch f.elem {
-			case kStruct:
-				fs, err := d.structFields(f.sub)
-				if err != nil {
-					return value{}, err
-				}
-				e = value{set: true, list: fs}
-				if f.mapKey && containsKey(list, e) {
-					continue
-				}
-			case kString:
-				e, err = d.str(f.name+" element", false)
-			default:
-				e, err = d.scalar(f.elem)
-			}
-			if err != nil {
-				return value{}, err
-			}
-			list = append(list, e)
-		}
-		return value{set: true, list: list}, nil
+		return d.arrayField(f, nullable)
 	default:
 		return d.scalar(f.kind)
 	}
+}
+
+// structField reads a struct field: its presence first when nullable
+// (an unsigned varint in a tagged field, else an int8), then its fields.
+func (d *decoder) structField(f *field, nullable bool) (value, error) {
+	if nullable {
+		var present bool
+		if f.tagged {
+			m, err := d.r.uvarint()
+			if err != nil {
+				return value{}, err
+			}
+			present = m > 0
+		} else {
+			m, err := d.r.int8()
+			if err != nil {
+				return value{}, err
+			}
+			present = m >= 0
+		}
+		if !present {
+			return value{set: true, null: true}, nil
+		}
+	}
+	list, err := d.structFields(f.sub)
+	return value{set: true, list: list}, err
+}
+
+// arrayField reads an array field: its length, checked as Kafka checks
+// it, then its elements (a map's struct with a key already read is
+// dropped).
+func (d *decoder) arrayField(f *field, nullable bool) (value, error) {
+	n, err := d.length(f, true)
+	if err != nil {
+		return value{}, err
+	}
+	if n < 0 {
+		if nullable {
+			return value{set: true, null: true}, nil
+		}
+		return value{}, errorf("non-nullable field %s was serialized as null", f.name)
+	}
+	if int(n) > d.r.remaining() {
+		return value{}, errorf("Tried to allocate a collection of size %d, but there are only %d bytes remaining.", n, d.r.remaining())
+	}
+	if n > 1000000 {
+		return value{}, errorf("Tried to read a collection of size %d, which exceeds the maximum allowed size of 1000000.", n)
+	}
+	list := make([]value, 0, n)
+	for j := int32(0); j < n; j++ {
+		var e value
+		switch f.elem {
+		case kStruct:
+			fs, err := d.structFields(f.sub)
+			if err != nil {
+				return value{}, err
+			}
+			e = value{set: true, list: fs}
+			if f.mapKey && containsKey(list, e) {
+				continue
+			}
+		case kString:
+			e, err = d.str(f.name+" element", false)
+		default:
+			e, err = d.scalar(f.elem)
+		}
+		if err != nil {
+			return value{}, err
+		}
+		list = append(list, e)
+	}
+	return value{set: true, list: list}, nil
 }
 
 // containsKey reports whether list holds a struct whose first field (a
