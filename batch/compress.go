@@ -201,46 +201,11 @@ func grow(b []byte, n int) []byte {
 // unlz4 parses Kafka's LZ4 frame itself and decodes each independent block
 // straight into the output buffer; the frame Reader would copy twice.
 func (d *Decompressor) unlz4(src []byte, magic int8) error {
-	if len(src) < 7 {
-		return errors.New("Stream ended prematurely")
+	fr, err := lz4Frame(src, magic)
+	if err != nil {
+		return err
 	}
-	if binary.LittleEndian.Uint32(src) != 0x184D2204 {
-		return errors.New("Stream unsupported (invalid magic bytes)")
-	}
-	flg, bd := src[4], src[5]
-	if flg>>6 != 1 {
-		return fmt.Errorf("Version %d not supported", flg>>6)
-	}
-	if flg&0x03 != 0 {
-		return errors.New("Reserved bits must be 0")
-	}
-	if flg&0x20 == 0 {
-		return errors.New("Dependent block stream is unsupported")
-	}
-	if bd&0x8f != 0 {
-		return errors.New("Reserved bits must be 0")
-	}
-	code := (bd >> 4) & 7
-	if code < 4 {
-		return fmt.Errorf("Block size %d not supported", code)
-	}
-	maxBlock := 1 << (2*int(code) + 8)
-	blockChecksum, contentSize, contentChecksum := flg&0x10 != 0, flg&0x08 != 0, flg&0x04 != 0
-	p := 6
-	if contentSize {
-		p += 8
-	}
-	if len(src) < p+1 {
-		return errors.New("Stream ended prematurely")
-	}
-	hc := src[p]
-	if magic >= 1 {
-		if want := byte(xxh32(src[4:p], 0) >> 8); hc != want {
-			return errors.New("Stream frame descriptor corrupted")
-		}
-	}
-	p++
-	for {
+	for p := fr.start; ; {
 		if len(src)-p < 4 {
 			return errors.New("Stream ended prematurely")
 		}
@@ -250,15 +215,15 @@ func (d *Decompressor) unlz4(src []byte, magic int8) error {
 		if size == 0 {
 			break
 		}
-		if size > maxBlock {
-			return fmt.Errorf("Block size %d exceeded max: %d", size, maxBlock)
+		if size > fr.maxBlock {
+			return fmt.Errorf("Block size %d exceeded max: %d", size, fr.maxBlock)
 		}
 		if len(src)-p < size {
 			return errors.New("Stream ended prematurely")
 		}
 		block := src[p : p+size]
 		p += size
-		if blockChecksum {
+		if fr.blockChecksum {
 			if len(src)-p < 4 {
 				return errors.New("Stream ended prematurely")
 			}
@@ -270,8 +235,8 @@ func (d *Decompressor) unlz4(src []byte, magic int8) error {
 		if word&0x80000000 != 0 {
 			d.out = append(d.out, block...)
 		} else {
-			d.out = grow(d.out, maxBlock)
-			n, err := lz4.UncompressBlock(block, d.out[len(d.out):len(d.out)+maxBlock])
+			d.out = grow(d.out, fr.maxBlock)
+			n, err := lz4.UncompressBlock(block, d.out[len(d.out):len(d.out)+fr.maxBlock])
 			if err != nil {
 				return err
 			}
@@ -281,6 +246,61 @@ func (d *Decompressor) unlz4(src []byte, magic int8) error {
 			return d.tooLarge()
 		}
 	}
-	_ = contentChecksum // read but not verified, as Kafka does
 	return nil
+}
+
+// lz4FrameInfo is what an LZ4 frame descriptor says of the blocks after
+// it, which begin at start.
+type lz4FrameInfo struct {
+	start         int
+	maxBlock      int
+	blockChecksum bool
+}
+
+// lz4Frame checks the LZ4 frame descriptor at the start of src as Kafka's
+// KafkaLZ4BlockInputStream does, with its messages: the header checksum
+// from magic 1 on, and a content checksum flag read but not verified.
+func lz4Frame(src []byte, magic int8) (lz4FrameInfo, error) {
+	var fr lz4FrameInfo
+	if len(src) < 7 {
+		return fr, errors.New("Stream ended prematurely")
+	}
+	if binary.LittleEndian.Uint32(src) != 0x184D2204 {
+		return fr, errors.New("Stream unsupported (invalid magic bytes)")
+	}
+	flg, bd := src[4], src[5]
+	if flg>>6 != 1 {
+		return fr, fmt.Errorf("Version %d not supported", flg>>6)
+	}
+	if flg&0x03 != 0 {
+		return fr, errors.New("Reserved bits must be 0")
+	}
+	if flg&0x20 == 0 {
+		return fr, errors.New("Dependent block stream is unsupported")
+	}
+	if bd&0x8f != 0 {
+		return fr, errors.New("Reserved bits must be 0")
+	}
+	code := (bd >> 4) & 7
+	if code < 4 {
+		return fr, fmt.Errorf("Block size %d not supported", code)
+	}
+	fr.maxBlock = 1 << (2*int(code) + 8)
+	fr.blockChecksum = flg&0x10 != 0
+	contentSize := flg&0x08 != 0
+	p := 6
+	if contentSize {
+		p += 8
+	}
+	if len(src) < p+1 {
+		return fr, errors.New("Stream ended prematurely")
+	}
+	hc := src[p]
+	if magic >= 1 {
+		if want := byte(xxh32(src[4:p], 0) >> 8); hc != want {
+			return fr, errors.New("Stream frame descriptor corrupted")
+		}
+	}
+	fr.start = p + 1
+	return fr, nil
 }
