@@ -161,9 +161,22 @@ func valueKind(c Case) string {
 // compressed cases and tabulates the ratios per codec and value kind, then
 // per codec over all values.
 func codecFidelity(works []string, kafka string, runs int) ([]byte, error) {
-	type key struct{ codec, values string }
-	byKey := map[key][]Refit{}
-	cases := map[key]map[string]bool{}
+	byKey, cases, err := refitCases(works, runs)
+	if err != nil {
+		return nil, err
+	}
+	return fidelityJSON(kafka, fidelityRows(byKey, cases))
+}
+
+// fidelityKey is one row of the fidelity table: a codec and a value kind
+// (or "all").
+type fidelityKey struct{ codec, values string }
+
+// refitCases rebuilds every compressed batch of every run of the
+// compressed cases, by row, and names the cases of each row.
+func refitCases(works []string, runs int) (map[fidelityKey][]Refit, map[fidelityKey]map[string]bool, error) {
+	byKey := map[fidelityKey][]Refit{}
+	cases := map[fidelityKey]map[string]bool{}
 	for _, c := range Cases() {
 		if c.Compression == "none" {
 			continue
@@ -173,10 +186,10 @@ func codecFidelity(works []string, kafka string, runs int) ([]byte, error) {
 			for p := 0; p < c.Partitions; p++ {
 				fs, err := refitLog(filepath.Join(work, "broker", "logs", fmt.Sprintf("%s-%d", RunTopic(c, i), p)))
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				for _, f := range fs {
-					for _, k := range []key{{f.Codec.String(), valueKind(c)}, {f.Codec.String(), "all"}} {
+					for _, k := range []fidelityKey{{f.Codec.String(), valueKind(c)}, {f.Codec.String(), "all"}} {
 						byKey[k] = append(byKey[k], f)
 						if cases[k] == nil {
 							cases[k] = map[string]bool{}
@@ -187,7 +200,13 @@ func codecFidelity(works []string, kafka string, runs int) ([]byte, error) {
 			}
 		}
 	}
-	var keys []key
+	return byKey, cases, nil
+}
+
+// fidelityRows summarises each row, codecs in order, each codec's value
+// kinds in order and "all" last.
+func fidelityRows(byKey map[fidelityKey][]Refit, cases map[fidelityKey]map[string]bool) []FidelityRow {
+	var keys []fidelityKey
 	for k := range byKey {
 		keys = append(keys, k)
 	}
@@ -204,6 +223,12 @@ func codecFidelity(works []string, kafka string, runs int) ([]byte, error) {
 	for _, k := range keys {
 		rows = append(rows, summarise(k.codec, k.values, len(cases[k]), byKey[k]))
 	}
+	return rows
+}
+
+// fidelityJSON is the fidelity document: how it was made, then its rows
+// one a line.
+func fidelityJSON(kafka string, rows []FidelityRow) ([]byte, error) {
 	doc := struct {
 		Kafka   string        `json:"kafka"`
 		Method  string        `json:"method"`
