@@ -177,23 +177,32 @@ func (inj *injector) append(part int, b []byte, brokerMs int64) error {
 			inj.done = append(inj.done, r)
 		}
 	}
-	if write {
-		if err := w.appendBatch(b, brokerMs); err != nil {
+	if !write {
+		return nil
+	}
+	return inj.writeBatch(part, b, brokerMs, int64(h.RecordCount), after, containsReorder(mine))
+}
+
+// writeBatch appends batch b of records records to partition part, then what
+// its faults add after it (a duplicate), then, unless b is itself held
+// back (reordered), the batches held back for reorder before it.
+func (inj *injector) writeBatch(part int, b []byte, brokerMs, records int64, after []func() error, reordered bool) error {
+	w := inj.writers[part]
+	if err := w.appendBatch(b, brokerMs); err != nil {
+		return err
+	}
+	for _, fn := range after {
+		if err := fn(); err != nil {
 			return err
 		}
-		for _, fn := range after {
-			if err := fn(); err != nil {
+	}
+	// A batch held back for reorder goes in after the next one.
+	if hs := inj.held[part]; len(hs) > 0 && !reordered {
+		delete(inj.held, part)
+		prevBase := w.leo - records
+		for _, hb := range hs {
+			if err := inj.writeHeld(part, hb, prevBase); err != nil {
 				return err
-			}
-		}
-		// A batch held back for reorder goes in after the next one.
-		if hs := inj.held[part]; len(hs) > 0 && !containsReorder(mine) {
-			delete(inj.held, part)
-			prevBase := w.leo - int64(h.RecordCount)
-			for _, hb := range hs {
-				if err := inj.writeHeld(part, hb, prevBase); err != nil {
-					return err
-				}
 			}
 		}
 	}
