@@ -100,47 +100,11 @@ func Transform(log io.Reader, w io.Writer, o Options) ([]byte, error) {
 			return nil, err
 		}
 	}
-	buf := make([]byte, o.ChunkSize)
-	var sizes []int
-	total := 0
-	for {
-		n, err := io.ReadFull(log, buf)
-		if n > 0 {
-			c := buf[:n]
-			total += n
-			if o.Compress {
-				c = enc.EncodeAll(c, nil)
-			}
-			if gcm != nil {
-				iv := make([]byte, 12)
-				rand.Read(iv)
-				c = gcm.Seal(iv, iv, c, aad)
-			}
-			sizes = append(sizes, len(c))
-			if _, err := w.Write(c); err != nil {
-				return nil, err
-			}
-		}
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	sizes, total, err := writeChunks(log, w, o, enc, gcm, aad)
+	if err != nil {
+		return nil, err
 	}
-	ci := map[string]any{"originalChunkSize": o.ChunkSize, "originalFileSize": total}
-	fixed := len(sizes) > 0
-	for _, s := range sizes[:max(len(sizes)-1, 0)] {
-		fixed = fixed && s == sizes[0]
-	}
-	if fixed {
-		ci["type"] = "fixed"
-		ci["transformedChunkSize"] = sizes[0]
-		ci["finalTransformedChunkSize"] = sizes[len(sizes)-1]
-	} else {
-		ci["type"] = "variable"
-		ci["transformedChunks"] = base64.StdEncoding.EncodeToString(enc.EncodeAll(ChunkSizesBinary(sizes), nil))
-	}
+	ci := chunkIndex(o, sizes, total, enc)
 	// The plugin uploads the indexes as one object (.indexes) and records
 	// their spans; kseg reads only the log, so these spans are empty.
 	span := map[string]any{"position": 0, "size": 0}
@@ -159,4 +123,55 @@ func Transform(log io.Reader, w io.Writer, o Options) ([]byte, error) {
 		man["encryption"] = map[string]any{"dataKey": o.KeyID + ":" + base64.StdEncoding.EncodeToString(wrapped), "aad": aad}
 	}
 	return json.Marshal(man)
+}
+
+// writeChunks writes log to w in chunks of o.ChunkSize, each compressed
+// and encrypted as o asks (gcm nil: not encrypted), and returns the
+// transformed chunks' sizes and the bytes read.
+func writeChunks(log io.Reader, w io.Writer, o Options, enc *zstd.Encoder, gcm cipher.AEAD, aad []byte) (sizes []int, total int, err error) {
+	buf := make([]byte, o.ChunkSize)
+	for {
+		n, err := io.ReadFull(log, buf)
+		if n > 0 {
+			c := buf[:n]
+			total += n
+			if o.Compress {
+				c = enc.EncodeAll(c, nil)
+			}
+			if gcm != nil {
+				iv := make([]byte, 12)
+				rand.Read(iv)
+				c = gcm.Seal(iv, iv, c, aad)
+			}
+			sizes = append(sizes, len(c))
+			if _, err := w.Write(c); err != nil {
+				return nil, 0, err
+			}
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return sizes, total, nil
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+}
+
+// chunkIndex is the manifest's chunkIndex: "fixed" when every chunk but
+// the last has one size, else "variable" with every size listed.
+func chunkIndex(o Options, sizes []int, total int, enc *zstd.Encoder) map[string]any {
+	ci := map[string]any{"originalChunkSize": o.ChunkSize, "originalFileSize": total}
+	fixed := len(sizes) > 0
+	for _, s := range sizes[:max(len(sizes)-1, 0)] {
+		fixed = fixed && s == sizes[0]
+	}
+	if fixed {
+		ci["type"] = "fixed"
+		ci["transformedChunkSize"] = sizes[0]
+		ci["finalTransformedChunkSize"] = sizes[len(sizes)-1]
+	} else {
+		ci["type"] = "variable"
+		ci["transformedChunks"] = base64.StdEncoding.EncodeToString(enc.EncodeAll(ChunkSizesBinary(sizes), nil))
+	}
+	return ci
 }
