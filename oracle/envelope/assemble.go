@@ -97,31 +97,12 @@ func assembleRun(work string, c Case, i int) (Run, map[string]any, error) {
 	r := Run{Run: i, Topic: topic}
 	total := 0
 	for p := 0; p < c.Partitions; p++ {
-		dir := filepath.Join(work, "broker", "logs", fmt.Sprintf("%s-%d", topic, p))
-		batches, err := readPartition(dir)
+		pr, n, err := partitionRun(filepath.Join(work, "broker", "logs", fmt.Sprintf("%s-%d", topic, p)), p, recs[p])
 		if err != nil {
 			return Run{}, nil, err
 		}
-		pr := PartitionRun{Partition: p, RecordsPerBatch: []int{}, BatchBytes: []int64{},
-			FirstSendUs: []int64{}, LastSendUs: []int64{}, AckUs: []int64{}}
-		for _, b := range batches {
-			first, last, ack := int64(math.MaxInt64), int64(0), int64(math.MaxInt64)
-			for o := b.BaseOffset; o < b.BaseOffset+int64(b.Records); o++ {
-				s := recs[p][o]
-				if s == nil {
-					return Run{}, nil, fmt.Errorf("%s: offset %d of the log was not acknowledged to the producer", dir, o)
-				}
-				s.seen = true
-				first, last, ack = min(first, s.start), max(last, s.end), min(ack, s.ack)
-			}
-			pr.RecordsPerBatch = append(pr.RecordsPerBatch, b.Records)
-			pr.BatchBytes = append(pr.BatchBytes, b.Bytes)
-			pr.FirstSendUs = append(pr.FirstSendUs, first/1000)
-			pr.LastSendUs = append(pr.LastSendUs, last/1000)
-			pr.AckUs = append(pr.AckUs, ack/1000)
-			total += b.Records
-		}
 		r.Partitions = append(r.Partitions, pr)
+		total += n
 	}
 	for p, m := range recs {
 		for o, s := range m {
@@ -133,22 +114,64 @@ func assembleRun(work string, c Case, i int) (Run, map[string]any, error) {
 	if total != c.Records {
 		return Run{}, nil, fmt.Errorf("%s: %d records in the logs, %d sent", topic, total, c.Records)
 	}
-
-	raw, err := os.ReadFile(base + ".timing.json")
+	timing, err := readRunTiming(base, topic)
 	if err != nil {
 		return Run{}, nil, err
+	}
+	r.Timing, err = json.Marshal(timing)
+	return r, timing, err
+}
+
+// partitionRun reads partition p's log in dir and times each batch by
+// the records the producer sent (recs, by offset, each marked seen); it
+// returns the records in the log too.
+func partitionRun(dir string, p int, recs map[int64]*sent) (PartitionRun, int, error) {
+	batches, err := readPartition(dir)
+	if err != nil {
+		return PartitionRun{}, 0, err
+	}
+	pr := PartitionRun{Partition: p, RecordsPerBatch: []int{}, BatchBytes: []int64{},
+		FirstSendUs: []int64{}, LastSendUs: []int64{}, AckUs: []int64{}}
+	total := 0
+	for _, b := range batches {
+		first, last, ack := int64(math.MaxInt64), int64(0), int64(math.MaxInt64)
+		for o := b.BaseOffset; o < b.BaseOffset+int64(b.Records); o++ {
+			s := recs[o]
+			if s == nil {
+				return PartitionRun{}, 0, fmt.Errorf("%s: offset %d of the log was not acknowledged to the producer", dir, o)
+			}
+			s.seen = true
+			first, last, ack = min(first, s.start), max(last, s.end), min(ack, s.ack)
+		}
+		pr.RecordsPerBatch = append(pr.RecordsPerBatch, b.Records)
+		pr.BatchBytes = append(pr.BatchBytes, b.Bytes)
+		pr.FirstSendUs = append(pr.FirstSendUs, first/1000)
+		pr.LastSendUs = append(pr.LastSendUs, last/1000)
+		pr.AckUs = append(pr.AckUs, ack/1000)
+		total += b.Records
+	}
+	return pr, total, nil
+}
+
+// readRunTiming reads a run's producer timing and metrics (base plus
+// .timing.json), refuses a run whose batches were retried or split, and
+// adds the machine's load when the run started.
+func readRunTiming(base, topic string) (map[string]any, error) {
+	raw, err := os.ReadFile(base + ".timing.json")
+	if err != nil {
+		return nil, err
 	}
 	var timing map[string]any
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
 	if err := d.Decode(&timing); err != nil {
-		return Run{}, nil, fmt.Errorf("%s.timing.json: %v", base, err)
+		return nil, fmt.Errorf("%s.timing.json: %v", base, err)
 	}
 	// A retried or split batch is resent with other boundaries: such a run
 	// says nothing about batching (the broker was not ready for the topic).
 	for _, m := range []string{"record-retry-total", "batch-split-total", "record-error-total"} {
 		if v, ok := num(timing, "metrics", m); ok && v != 0 {
-			return Run{}, nil, fmt.Errorf("%s: %s %v", topic, m, v)
+			return nil, fmt.Errorf("%s: %s %v", topic, m, v)
 		}
 	}
 	// The machine's state when the run started: the 1-minute load average
@@ -164,8 +187,7 @@ func assembleRun(work string, c Case, i int) (Run, map[string]any, error) {
 			}
 		}
 	}
-	r.Timing, err = json.Marshal(timing)
-	return r, timing, err
+	return timing, nil
 }
 
 func num(m map[string]any, path ...string) (float64, bool) {
