@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kseg/kseg/internal/dumpargs"
+	"github.com/kseg/kseg/internal/dump"
 	"github.com/kseg/kseg/report"
 )
 
@@ -83,7 +83,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	a, err := dumpargs.Parse(args)
+	a, err := dump.Parse(args)
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
@@ -115,7 +115,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	if report.ShowProgress(stdout, stderr, a.Quiet, true) {
 		a.Opts.Progress = report.NewProgress(stderr, true, "dump", report.FilesSize(files, 0))
 	}
-	d := report.NewDumper(a.Opts, stdout, stderr)
+	d := dump.NewDumper(a.Opts, stdout, stderr)
 	defer a.Opts.Progress.Done()
 	for _, f := range files {
 		if err := dumpOne(d, a, f); err != nil {
@@ -146,7 +146,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 
 // dumpOne dumps a file, or a segment a scheme resolved (remote storage)
 // through its Open.
-func dumpOne(d *report.Dumper, a *dumpargs.Args, name string) error {
+func dumpOne(d *dump.Dumper, a *dump.Args, name string) error {
 	seg, ok := a.Remote(name)
 	if !ok {
 		return d.Dump(name)

@@ -1,4 +1,4 @@
-package dumpargs
+package dump
 
 import (
 	"errors"
@@ -9,11 +9,10 @@ import (
 	"testing"
 
 	"github.com/kseg/kseg/content"
-	"github.com/kseg/kseg/report"
 )
 
 func TestParse(t *testing.T) {
-	def := report.DefaultDumpOptions()
+	def := DefaultDumpOptions()
 	tests := []struct {
 		name string
 		args []string
@@ -46,7 +45,7 @@ func TestParse(t *testing.T) {
 		{"sizes", []string{"--max-message-size", "10", "--max-bytes=20", "--max-decompressed", "30"}, func(a *Args) {
 			a.Opts.MaxMessageSize, a.Opts.MaxBytes, a.Opts.MaxDecompressed = 10, 20, 30
 		}},
-		{"formats", []string{"--format", "kseg", "--format=json"}, func(a *Args) { a.Opts.Format = report.FormatJSON }},
+		{"formats", []string{"--format", "kseg", "--format=json"}, func(a *Args) { a.Opts.Format = FormatJSON }},
 		{"kseg switches", []string{"--keep-going", "--all-files", "--quiet", "--skip-record-metadata", "--verify-index-only", "--index-sanity-check"}, func(a *Args) {
 			a.Opts.KeepGoing, a.AllFiles, a.Quiet = true, true, true
 			a.Opts.SkipRecordMetadata, a.Opts.VerifyIndexOnly, a.Opts.IndexSanityCheck = true, true, true

@@ -1,7 +1,8 @@
-// Package dumpargs parses the argument list of kseg dump: kafka-dump-log's
-// options verbatim (with its error texts) plus kseg's own, into
-// report.DumpOptions and the list of files to dump.
-package dumpargs
+package dump
+
+// The argument list of kseg dump: kafka-dump-log's options verbatim (with
+// its error texts) plus kseg's own, parsed into DumpOptions and the
+// segments to dump.
 
 import (
 	"errors"
@@ -10,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/kseg/kseg/content"
-	"github.com/kseg/kseg/report"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -20,7 +20,7 @@ var ErrUnrecognized = errors.New("not a recognized option")
 
 // Args is a parsed kseg dump command line.
 type Args struct {
-	Opts report.DumpOptions // Parser and Progress are left nil
+	Opts DumpOptions // Parser and Progress are left nil
 	// Files are --files' comma-separated names (kafka-dump-log form);
 	// KafkaForm tells that --files was given.
 	Files     []string
@@ -57,7 +57,7 @@ func (a *Args) Remote(name string) (segment.Segment, bool) {
 // Parse follows jopt-simple as kafka-dump-log configures it: no
 // abbreviations, --name value or --name=value, optional decoder arguments.
 func Parse(args []string) (*Args, error) {
-	a := &Args{Opts: report.DefaultDumpOptions(), KeyDecoder: "string", ValueDecoder: "string"}
+	a := &Args{Opts: DefaultDumpOptions(), KeyDecoder: "string", ValueDecoder: "string"}
 	flags := map[string]*bool{
 		"print-data-log":              &a.Opts.PrintDataLog,
 		"deep-iteration":              &a.Opts.DeepIteration,
@@ -183,11 +183,11 @@ func Parse(args []string) (*Args, error) {
 			}
 			switch v {
 			case "text":
-				a.Opts.Format = report.FormatKafka
+				a.Opts.Format = FormatKafka
 			case "kseg":
-				a.Opts.Format = report.FormatKseg
+				a.Opts.Format = FormatKseg
 			case "json":
-				a.Opts.Format = report.FormatJSON
+				a.Opts.Format = FormatJSON
 			default:
 				return nil, fmt.Errorf("--format wants text, kseg or json, got %q", v)
 			}

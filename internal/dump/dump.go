@@ -1,6 +1,13 @@
-// Package report renders what kseg found: kafka-dump-log's exact text, kseg's
-// own human text, NDJSON for scripts, and tables.
-package report
+// Package dump is kseg dump: kafka-dump-log's argument list (Parse), and
+// the engine that prints segments, indexes and producer snapshots in
+// kafka-dump-log's exact text, kseg's own text or NDJSON (Dumper), with the
+// index checks against the log that --verify-index-only and kseg's lookup
+// invariant need.
+//
+// The Dumper takes segments as package segment describes them: a file
+// named by Path (dispatched on its suffix), or a log held elsewhere whose
+// Open fetches it. Where the segments come from is the caller's concern.
+package dump
 
 import (
 	"bufio"
@@ -17,6 +24,7 @@ import (
 	"github.com/kseg/kseg/batch"
 	"github.com/kseg/kseg/content"
 	"github.com/kseg/kseg/index"
+	"github.com/kseg/kseg/report"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -46,7 +54,7 @@ type DumpOptions struct {
 	Format             Format
 	KeepGoing          bool // resynchronise after corrupt regions instead of stopping
 	MaxDecompressed    int
-	Progress           *Progress // told of every batch read; nil for none
+	Progress           *report.Progress // told of every batch read; nil for none
 }
 
 // DefaultDumpOptions are kafka-dump-log's defaults.
