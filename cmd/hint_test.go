@@ -39,7 +39,7 @@ func TestHintFor(t *testing.T) {
 		want string // hint prefix; "" for none
 	}{
 		{"log path is a directory", must(dirErr), "give kseg the directory itself"},
-		{"index without its log", must(dump.NewDumper(dump.DefaultDumpOptions(), io.Discard, io.Discard).Dump(index)), "an index is checked against the .log"},
+		{"index without its log", must(dump.NewDumper(dump.DefaultDumpOptions(), io.Discard, io.Discard).Dump(dump.File(index))), "an index is checked against the .log"},
 		{"unknown decoder", must(decoderErr), "decoders: string, int, long"},
 		{"missing path", must(missingErr), "check the path"},
 		{"unknown dump option", must(parseErr), "run 'kseg help <command>'"},

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kseg/kseg/content"
+	"github.com/kseg/kseg/report"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -42,16 +43,6 @@ type Args struct {
 	// RemoteOpts are kseg's remote-source options (--rsa-key FILE,
 	// --s3-endpoint URL, --s3-region R, --s3-path-style) by flag name.
 	RemoteOpts map[string]string
-	// remote are the inputs held outside files (a registered scheme's
-	// segments, opened through Segment.Open), by the name Inputs returns.
-	remote map[string]segment.Segment
-}
-
-// Remote returns the segment behind an input name Inputs returned when it
-// is not a file (it has Open).
-func (a *Args) Remote(name string) (segment.Segment, bool) {
-	s, ok := a.remote[name]
-	return s, ok
 }
 
 // Parse follows jopt-simple as kafka-dump-log configures it: no
@@ -233,32 +224,66 @@ func (a *Args) Parser() (content.Parser, error) {
 	return content.NewStringParser(a.KeyDecoder, a.ValueDecoder)
 }
 
-// Inputs are the files to dump: --files as given, or the kseg-form paths
-// expanded (segments in offset order, partitions sorted; indexes and
-// snapshots too with --all-files).
-func (a *Args) Inputs() ([]string, error) {
+// Inputs are the segments to dump: --files as given, or the kseg-form
+// paths expanded by partitions (segments in offset order, partitions
+// sorted; indexes and snapshots too with --all-files). partitions is how
+// the caller resolves paths, segment.Partitions or one like it: a path it
+// resolves to segments held elsewhere (a broker, remote storage) gives
+// segments with Open; every other input is a File.
+func (a *Args) Inputs(partitions func(paths []string) ([]segment.Partition, error)) ([]segment.Segment, error) {
 	if a.KafkaForm {
-		return a.Files, nil
+		out := make([]segment.Segment, len(a.Files))
+		for i, f := range a.Files {
+			out[i] = File(f)
+		}
+		return out, nil
 	}
-	parts, err := segment.Partitions(a.Paths)
+	parts, err := partitions(a.Paths)
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	var out []segment.Segment
 	for i := range parts {
-		for _, s := range parts[i].Segments {
-			if s.Open != nil {
-				if a.remote == nil {
-					a.remote = map[string]segment.Segment{}
-				}
-				a.remote[s.Path] = s
-			}
-		}
-		files, err := parts[i].Files(a.AllFiles)
+		segs, err := partitionInputs(&parts[i], a.AllFiles)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, files...)
+		out = append(out, segs...)
 	}
 	return out, nil
+}
+
+// partitionInputs are p's files to dump (with all, its indexes and
+// snapshots too), each the segment p holds by that name when p's segments
+// are held elsewhere, else a File.
+func partitionInputs(p *segment.Partition, all bool) ([]segment.Segment, error) {
+	names, err := p.Files(all)
+	if err != nil {
+		return nil, err
+	}
+	held := map[string]segment.Segment{}
+	for _, s := range p.Segments {
+		if s.Open != nil {
+			held[s.Path] = s
+		}
+	}
+	out := make([]segment.Segment, len(names))
+	for i, name := range names {
+		s, ok := held[name]
+		if !ok {
+			s = File(name)
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// Size is the total size of the files among segs' paths: what a dump of
+// them reads, for a progress line's ETA.
+func Size(segs []segment.Segment) int64 {
+	paths := make([]string, len(segs))
+	for i, s := range segs {
+		paths[i] = s.Path
+	}
+	return report.FilesSize(paths, 0)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kseg/kseg/content"
+	"github.com/kseg/kseg/segment"
 )
 
 func TestParse(t *testing.T) {
@@ -150,17 +151,26 @@ func TestInputs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := a.Inputs()
+		segs, err := a.Inputs(segment.Partitions)
+		got := inputPaths(segs)
 		if err != nil || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%q: Inputs() = %q, %v; want %q", tc.args, got, err, tc.want)
 		}
 	}
 	a, _ := Parse([]string{"--all-files", dir})
-	if got, err := a.Inputs(); err != nil || len(got) != 3 {
-		t.Errorf("--all-files: Inputs() = %q, %v; want the index too", got, err)
+	if segs, err := a.Inputs(segment.Partitions); err != nil || len(segs) != 3 {
+		t.Errorf("--all-files: Inputs() = %q, %v; want the index too", inputPaths(segs), err)
 	}
 	a, _ = Parse([]string{filepath.Join(dir, "missing")})
-	if _, err := a.Inputs(); !errors.Is(err, os.ErrNotExist) {
+	if _, err := a.Inputs(segment.Partitions); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing path: %v, want ErrNotExist", err)
 	}
+}
+
+func inputPaths(segs []segment.Segment) []string {
+	var out []string
+	for _, s := range segs {
+		out = append(out, s.Path)
+	}
+	return out
 }

@@ -235,19 +235,30 @@ func (d *Dumper) errorf(format string, args ...any) {
 	fmt.Fprintf(d.errw, format, args...)
 }
 
-// Dump dumps one file named as the user gave it. A returned error is fatal
-// for the run, as an uncaught exception is for kafka-dump-log.
-func (d *Dumper) Dump(name string) error {
+// File is the segment Dump reads from the file at path, whatever its kind.
+func File(path string) segment.Segment { return segment.Segment{Path: path} }
+
+// Dump dumps one segment, as kafka-dump-log dumps one of its --files. A
+// file (seg.Open unset; see File) is dumped by the kind its name's suffix
+// tells: a log or KRaft snapshot, an offset or time index, a transaction
+// index, a producer snapshot; any other name is skipped with
+// kafka-dump-log's warning. A log held elsewhere (seg.Open set: fetched
+// from a broker, in remote storage) is dumped from the bytes Open gives. A
+// returned error is fatal for the run, as an uncaught exception is for
+// kafka-dump-log.
+func (d *Dumper) Dump(seg segment.Segment) error {
+	if seg.Open != nil {
+		return d.dumpHeld(seg)
+	}
+	return d.dumpFile(seg.Path)
+}
+
+// dumpFile dumps one file named as the user gave it.
+func (d *Dumper) dumpFile(name string) error {
 	if d.json == nil {
 		d.printf("Dumping %s\n", javaFileString(name))
 	}
-	base := filepath.Base(name)
-	dot := strings.LastIndexByte(base, '.')
-	suffix := ""
-	if dot >= 0 {
-		suffix = base[dot:]
-	}
-	switch suffix {
+	switch fileSuffix(name) {
 	case ".log", ".checkpoint":
 		return d.dumpLog(name)
 	case ".index":
@@ -266,6 +277,29 @@ func (d *Dumper) Dump(name string) error {
 		d.errorf("Ignoring unknown file %s\n", javaFileString(name))
 		return nil
 	}
+}
+
+// fileSuffix is the base name's text from its last '.', as kafka-dump-log
+// matches it ("" when there is none).
+func fileSuffix(name string) string {
+	base := filepath.Base(name)
+	if dot := strings.LastIndexByte(base, '.'); dot >= 0 {
+		return base[dot:]
+	}
+	return ""
+}
+
+// dumpHeld dumps a log whose bytes seg.Open gives. The log is fetched
+// before its "Dumping" line, which names it as its source does.
+func (d *Dumper) dumpHeld(seg segment.Segment) error {
+	src, closer, err := seg.Open()
+	if err != nil {
+		return err
+	}
+	if closer != nil {
+		defer closer.Close()
+	}
+	return d.dumpSource(src)
 }
 
 // javaFileString is java.io.File.toString on Unix: duplicate slashes
@@ -322,9 +356,9 @@ func (d *Dumper) dumpLog(name string) error {
 	return d.dumpStream(name, st)
 }
 
-// DumpSource dumps a log held in src (bytes fetched from a broker, a
-// remote object) as Dump dumps a .log file of that name.
-func (d *Dumper) DumpSource(src segment.Source) error {
+// dumpSource dumps a log held in src (bytes fetched from a broker, a
+// remote object) as dumpFile dumps a .log file of that name.
+func (d *Dumper) dumpSource(src segment.Source) error {
 	if d.json == nil {
 		d.printf("Dumping %s\n", javaFileString(src.Name))
 	}

@@ -22,7 +22,7 @@ func dumpWith(t *testing.T, workers int, files []string, opts DumpOptions) (stri
 	d.workers = workers
 	errText := ""
 	for _, f := range files {
-		if err := d.Dump(f); err != nil {
+		if err := d.Dump(File(f)); err != nil {
 			errText = err.Error()
 			break
 		}
