@@ -528,34 +528,7 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 	)
 	if e.Magic >= batch.MagicV2 {
 		h := &e.Header
-		b = append(b, "baseOffset: "...)
-		b = strconv.AppendInt(b, h.BaseOffset, 10)
-		b = append(b, " lastOffset: "...)
-		b = strconv.AppendInt(b, h.LastOffset(), 10)
-		b = append(b, " count: "...)
-		b = strconv.AppendInt(b, int64(h.RecordCount), 10)
-		b = append(b, " baseSequence: "...)
-		b = strconv.AppendInt(b, int64(h.BaseSequence), 10)
-		b = append(b, " lastSequence: "...)
-		b = strconv.AppendInt(b, int64(h.LastSequence()), 10)
-		b = append(b, " producerId: "...)
-		b = strconv.AppendInt(b, h.ProducerID, 10)
-		b = append(b, " producerEpoch: "...)
-		b = strconv.AppendInt(b, int64(h.ProducerEpoch), 10)
-		b = append(b, " partitionLeaderEpoch: "...)
-		b = strconv.AppendInt(b, int64(h.PartitionLeaderEpoch), 10)
-		b = append(b, " isTransactional: "...)
-		b = appendBool(b, h.IsTransactional())
-		b = append(b, " isControl: "...)
-		b = appendBool(b, h.IsControl())
-		b = append(b, " deleteHorizonMs: "...)
-		if dh, ok := h.DeleteHorizon(); ok {
-			b = append(b, "OptionalLong["...)
-			b = strconv.AppendInt(b, dh, 10)
-			b = append(b, ']')
-		} else {
-			b = append(b, "OptionalLong.empty"...)
-		}
+		b = appendV2BatchFields(b, h)
 		tsType, maxTs, codec, crc = h.TimestampType(), h.MaxTimestamp, h.Codec(), h.CRC
 		valid = batch.ValidCRC(raw)
 	} else {
@@ -607,6 +580,38 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 	return nil
 }
 
+// appendV2BatchFields is the start of a v2 batch's line, from baseOffset
+// to deleteHorizonMs.
+func appendV2BatchFields(b []byte, h *batch.Header) []byte {
+	b = append(b, "baseOffset: "...)
+	b = strconv.AppendInt(b, h.BaseOffset, 10)
+	b = append(b, " lastOffset: "...)
+	b = strconv.AppendInt(b, h.LastOffset(), 10)
+	b = append(b, " count: "...)
+	b = strconv.AppendInt(b, int64(h.RecordCount), 10)
+	b = append(b, " baseSequence: "...)
+	b = strconv.AppendInt(b, int64(h.BaseSequence), 10)
+	b = append(b, " lastSequence: "...)
+	b = strconv.AppendInt(b, int64(h.LastSequence()), 10)
+	b = append(b, " producerId: "...)
+	b = strconv.AppendInt(b, h.ProducerID, 10)
+	b = append(b, " producerEpoch: "...)
+	b = strconv.AppendInt(b, int64(h.ProducerEpoch), 10)
+	b = append(b, " partitionLeaderEpoch: "...)
+	b = strconv.AppendInt(b, int64(h.PartitionLeaderEpoch), 10)
+	b = append(b, " isTransactional: "...)
+	b = appendBool(b, h.IsTransactional())
+	b = append(b, " isControl: "...)
+	b = appendBool(b, h.IsControl())
+	b = append(b, " deleteHorizonMs: "...)
+	if dh, ok := h.DeleteHorizon(); ok {
+		b = append(b, "OptionalLong["...)
+		b = strconv.AppendInt(b, dh, 10)
+		return append(b, ']')
+	}
+	return append(b, "OptionalLong.empty"...)
+}
+
 // records prints the record lines of one entry (dumpBatchRecords).
 func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 	if e.Magic < batch.MagicV2 {
@@ -644,26 +649,7 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 		}
 		b := d.line[:0]
 		if !d.opts.SkipRecordMetadata {
-			b = append(b, "| offset: "...)
-			b = d.offDigits.append(b, off)
-			b = append(b, ' ')
-			b = append(b, h.TimestampType().String()...)
-			b = append(b, ": "...)
-			b = d.tsDigits.append(b, ts)
-			b = append(b, " keySize: "...)
-			b = strconv.AppendInt(b, int64(r.KeySize()), 10)
-			b = append(b, " valueSize: "...)
-			b = strconv.AppendInt(b, int64(r.ValueSize()), 10)
-			b = append(b, " sequence: "...)
-			b = d.seqDigits.append(b, int64(seq))
-			b = append(b, " headerKeys: ["...)
-			for i, hd := range r.Headers {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = content.AppendJavaString(b, hd.Key)
-			}
-			b = append(b, ']')
+			b = d.appendRecordMeta(b, h.TimestampType(), off, ts, seq, r)
 			if control {
 				var err error
 				if b, err = appendControl(b, off, r); err != nil {
@@ -691,6 +677,31 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 		return locate(name, e.Pos, &batch.FormatError{Err: batch.ErrInvalidRecord, Detail: "Incorrect declared batch size, records still remaining in file"})
 	}
 	return nil
+}
+
+// appendRecordMeta is a v2 record line's metadata, from offset to
+// headerKeys.
+func (d *formatter) appendRecordMeta(b []byte, tsType batch.TimestampType, off, ts int64, seq int32, r *batch.Record) []byte {
+	b = append(b, "| offset: "...)
+	b = d.offDigits.append(b, off)
+	b = append(b, ' ')
+	b = append(b, tsType.String()...)
+	b = append(b, ": "...)
+	b = d.tsDigits.append(b, ts)
+	b = append(b, " keySize: "...)
+	b = strconv.AppendInt(b, int64(r.KeySize()), 10)
+	b = append(b, " valueSize: "...)
+	b = strconv.AppendInt(b, int64(r.ValueSize()), 10)
+	b = append(b, " sequence: "...)
+	b = d.seqDigits.append(b, int64(seq))
+	b = append(b, " headerKeys: ["...)
+	for i, hd := range r.Headers {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = content.AppendJavaString(b, hd.Key)
+	}
+	return append(b, ']')
 }
 
 func (d *formatter) appendContents(b []byte, off int64, key, value []byte) ([]byte, error) {
