@@ -235,9 +235,6 @@ func (d *Dumper) errorf(format string, args ...any) {
 	fmt.Fprintf(d.errw, format, args...)
 }
 
-// File is the segment Dump reads from the file at path, whatever its kind.
-func File(path string) segment.Segment { return segment.Segment{Path: path} }
-
 // Dump dumps one segment, as kafka-dump-log dumps one of its --files. A
 // file (seg.Open unset; see File) is dumped by the kind its name's suffix
 // tells: a log or KRaft snapshot, an offset or time index, a transaction
