@@ -7,8 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kseg/kseg/internal/dumpargs"
+	"github.com/kseg/kseg/internal/dump"
 	"github.com/kseg/kseg/report"
+	"github.com/kseg/kseg/segment"
 )
 
 func init() { subcommands = append(subcommands, newDumpCmd) }
@@ -83,23 +84,12 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	a, err := dumpargs.Parse(args)
+	a, err := dump.Parse(args)
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
-	switch {
-	case a.ShortHelp:
-		fmt.Fprintf(stdout, "%s\n\nExamples:\n%s\n", dumpHelp, dumpExample)
-		return nil
-	case a.Help:
-		// kafka-dump-log prints its usage on stderr and exits 1; scripts that
-		// call kseg in its place see the same.
-		fmt.Fprintf(stderr, "%s\n\nExamples:\n%s\n", dumpHelp, dumpExample)
-		return silentExit(1)
-	case a.Version:
-		// The kafka-dump-log release whose output kseg reproduces.
-		fmt.Fprintln(stdout, KafkaVersion)
-		return nil
+	if done, err := dumpHelpOrVersion(a, stdout, stderr); done {
+		return err
 	}
 	if !a.KafkaForm && len(a.Paths) == 0 {
 		return withCode(ExitUsage, errors.New("nothing to dump: give --files a,b (kafka-dump-log form) or one or more paths"))
@@ -108,19 +98,48 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	if a.Opts.Parser, err = a.Parser(); err != nil {
 		return withCode(ExitUsage, err)
 	}
-	files, err := a.Inputs()
+	// segment.Partitions resolves the paths: files and directories, and
+	// the schemes (kafka://, s3://, lts://) configured above and by
+	// takeWireArgs, whose segments are held elsewhere.
+	segs, err := a.Inputs(segment.Partitions)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
 	if report.ShowProgress(stdout, stderr, a.Quiet, true) {
-		a.Opts.Progress = report.NewProgress(stderr, true, "dump", report.FilesSize(files, 0))
+		a.Opts.Progress = report.NewProgress(stderr, true, "dump", dump.Size(segs))
 	}
-	d := report.NewDumper(a.Opts, stdout, stderr)
 	defer a.Opts.Progress.Done()
-	for _, f := range files {
-		if err := dumpOne(d, a, f); err != nil {
+	return dumpSegments(dump.NewDumper(a.Opts, stdout, stderr), segs, a.KafkaForm, stderr)
+}
+
+// dumpHelpOrVersion answers -h, --help and --version; done tells that it
+// did, and err is the exit.
+func dumpHelpOrVersion(a *dump.Args, stdout, stderr io.Writer) (done bool, err error) {
+	switch {
+	case a.ShortHelp:
+		fmt.Fprintf(stdout, "%s\n\nExamples:\n%s\n", dumpHelp, dumpExample)
+		return true, nil
+	case a.Help:
+		// kafka-dump-log prints its usage on stderr and exits 1; scripts that
+		// call kseg in its place see the same.
+		fmt.Fprintf(stderr, "%s\n\nExamples:\n%s\n", dumpHelp, dumpExample)
+		return true, silentExit(1)
+	case a.Version:
+		// The kafka-dump-log release whose output kseg reproduces.
+		fmt.Fprintln(stdout, KafkaVersion)
+		return true, nil
+	}
+	return false, nil
+}
+
+// dumpSegments dumps segs in order and turns the run's end into the exit:
+// a fatal error crashes as kafka-dump-log does (kafkaForm) or is bad input;
+// findings and skipped corrupt regions exit non-zero.
+func dumpSegments(d *dump.Dumper, segs []segment.Segment, kafkaForm bool, stderr io.Writer) error {
+	for _, seg := range segs {
+		if err := d.Dump(seg); err != nil {
 			d.Finish()
-			if a.KafkaForm {
+			if kafkaForm {
 				fmt.Fprintf(stderr, "kseg: error: %v\n", err)
 				return silentExit(1)
 			}
@@ -130,7 +149,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	if err := d.Finish(); err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	if !a.KafkaForm && len(d.Findings()) > 0 {
+	if !kafkaForm && len(d.Findings()) > 0 {
 		// kafka-dump-log prints these and exits 0; kseg's form names the
 		// file and byte and exits non-zero.
 		for _, f := range d.Findings() {
@@ -142,21 +161,4 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 		return silentExit(ExitFindings)
 	}
 	return nil
-}
-
-// dumpOne dumps a file, or a segment a scheme resolved (remote storage)
-// through its Open.
-func dumpOne(d *report.Dumper, a *dumpargs.Args, name string) error {
-	seg, ok := a.Remote(name)
-	if !ok {
-		return d.Dump(name)
-	}
-	src, closer, err := seg.Open()
-	if err != nil {
-		return err
-	}
-	if closer != nil {
-		defer closer.Close()
-	}
-	return d.DumpSource(src)
 }

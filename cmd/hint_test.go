@@ -10,8 +10,7 @@ import (
 	"testing"
 
 	"github.com/kseg/kseg/content"
-	"github.com/kseg/kseg/internal/dumpargs"
-	"github.com/kseg/kseg/report"
+	"github.com/kseg/kseg/internal/dump"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -30,7 +29,7 @@ func TestHintFor(t *testing.T) {
 		}
 		return withCode(ExitBadInput, fmt.Errorf("wrapped: %w", err))
 	}
-	_, parseErr := dumpargs.Parse([]string{"--bogus"})
+	_, parseErr := dump.Parse([]string{"--bogus"})
 	_, decoderErr := content.NewStringParser("string", "nope")
 	_, dirErr := segment.OpenFile(dir, 0, segment.Options{})
 	_, missingErr := segment.Partitions([]string{filepath.Join(dir, "missing")})
@@ -40,7 +39,7 @@ func TestHintFor(t *testing.T) {
 		want string // hint prefix; "" for none
 	}{
 		{"log path is a directory", must(dirErr), "give kseg the directory itself"},
-		{"index without its log", must(report.NewDumper(report.DefaultDumpOptions(), io.Discard, io.Discard).Dump(index)), "an index is checked against the .log"},
+		{"index without its log", must(dump.NewDumper(dump.DefaultDumpOptions(), io.Discard, io.Discard).Dump(dump.File(index))), "an index is checked against the .log"},
 		{"unknown decoder", must(decoderErr), "decoders: string, int, long"},
 		{"missing path", must(missingErr), "check the path"},
 		{"unknown dump option", must(parseErr), "run 'kseg help <command>'"},

@@ -12,8 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kseg/kseg/content"
-	"github.com/kseg/kseg/internal/dumpargs"
-	"github.com/kseg/kseg/internal/indexcheck"
+	"github.com/kseg/kseg/internal/dump"
 	"github.com/kseg/kseg/report"
 	"github.com/kseg/kseg/segment"
 )
@@ -186,13 +185,13 @@ func hintFor(err error) string {
 		return "kseg dump FILE prints index, producer snapshot and checkpoint files"
 	case errors.Is(err, segment.ErrIsDirectory):
 		return "give kseg the directory itself without --files (kseg dump DIR), or name a .log file inside it"
-	case errors.Is(err, indexcheck.ErrMissingLog):
+	case errors.Is(err, dump.ErrMissingLog):
 		return "an index is checked against the .log beside it; copy both files, or dump the .log alone"
 	case errors.As(err, &decoder):
 		return "decoders: string, int, long, hex, base64, none, or org.apache.kafka.tools.api.{String,Integer,Long}Decoder"
 	case errors.Is(err, fs.ErrNotExist):
 		return "check the path; kseg reads files, partition directories (topic-N) and whole log directories"
-	case errors.Is(err, dumpargs.ErrUnrecognized):
+	case errors.Is(err, dump.ErrUnrecognized):
 		return "run 'kseg help <command>' for the options"
 	}
 	return ""

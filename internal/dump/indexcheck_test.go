@@ -1,4 +1,4 @@
-package indexcheck
+package dump
 
 import (
 	"encoding/binary"
@@ -21,7 +21,7 @@ func TestKafkaWrittenIndexes(t *testing.T) {
 	}
 	entries := 0
 	for _, name := range matches {
-		log, err := OpenLog(name, 0)
+		log, err := openIndexLog(name, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,13 +35,13 @@ func TestKafkaWrittenIndexes(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			if b.LastOffset != e.Offset || !LookupHolds(e.Offset, b) || b.Pos != int64(e.Position) {
+			if b.LastOffset != e.Offset || !lookupHolds(e.Offset, b) || b.Pos != int64(e.Position) {
 				t.Errorf("%s: entry %+v leads to batch %+v", name, e, b)
 			}
 			entries++
 		}
 		idx.Close()
-		tidx, err := index.OpenTimeIndex(Companion(name, ".timeindex"))
+		tidx, err := index.OpenTimeIndex(companion(name, ".timeindex"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,13 +66,13 @@ func TestKafkaWrittenIndexes(t *testing.T) {
 }
 
 func TestMissingLogAndSlice(t *testing.T) {
-	_, err := OpenLog(filepath.Join(t.TempDir(), "00000000000000000000.index"), 0)
+	_, err := openIndexLog(filepath.Join(t.TempDir(), "00000000000000000000.index"), 0)
 	var se *segment.Error
 	if !errors.Is(err, ErrMissingLog) || !errors.As(err, &se) || se.Offset != -1 {
 		t.Fatalf("missing log: %v", err)
 	}
 	matches, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "segments", "seed", "*", "00000000000000000000.index"))
-	log, err := OpenLog(matches[0], 0)
+	log, err := openIndexLog(matches[0], 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestLogErrorsLocatedInTheLog(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "00000000000000000000.log"), raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	log, err := OpenLog(name, 0)
+	log, err := openIndexLog(name, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package report
+package dump
 
 import (
 	"path/filepath"

@@ -1,4 +1,4 @@
-package report
+package dump
 
 import (
 	"errors"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/kseg/kseg/batch"
 	"github.com/kseg/kseg/index"
-	"github.com/kseg/kseg/internal/indexcheck"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -16,7 +15,7 @@ func (d *Dumper) dumpIndex(name string) error {
 	if _, err := baseOffsetOf(name); err != nil {
 		return err
 	}
-	log, err := indexcheck.OpenLog(name, d.opts.MaxDecompressed)
+	log, err := openIndexLog(name, d.opts.MaxDecompressed)
 	if err != nil {
 		return err
 	}
@@ -102,8 +101,8 @@ func (d *Dumper) indexFinding(name, code, sev string, ent index.OffsetEntry, msg
 	d.printf("kseg-%s: index offset %d at position %d: %s\n", sev, ent.Offset, ent.Position, msg)
 }
 
-func (d *Dumper) lookupInvariant(name string, ent index.OffsetEntry, first *indexcheck.Batch) {
-	ok := indexcheck.LookupHolds(ent.Offset, first)
+func (d *Dumper) lookupInvariant(name string, ent index.OffsetEntry, first *indexedBatch) {
+	ok := lookupHolds(ent.Offset, first)
 	msg := "strict mismatch only: a batch starts at the position and covers offsets up to the indexed one (a multi-batch append, as followers wrote before Kafka 4.0); lookups are correct"
 	sev := "info"
 	if !ok {
@@ -129,13 +128,13 @@ func (d *Dumper) dumpTimeIndex(name string) error {
 	if _, err := baseOffsetOf(name); err != nil {
 		return err
 	}
-	log, err := indexcheck.OpenLog(name, d.opts.MaxDecompressed)
+	log, err := openIndexLog(name, d.opts.MaxDecompressed)
 	if err != nil {
 		return err
 	}
 	defer log.Close()
 	var offIdx *index.OffsetIndex
-	if p := indexcheck.Companion(name, ".index"); fileExists(p) {
+	if p := companion(name, ".index"); fileExists(p) {
 		if offIdx, err = index.OpenOffsetIndex(p); err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package dumpargs
+package dump
 
 import (
 	"errors"
@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"github.com/kseg/kseg/content"
-	"github.com/kseg/kseg/report"
+	"github.com/kseg/kseg/segment"
 )
 
 func TestParse(t *testing.T) {
-	def := report.DefaultDumpOptions()
+	def := DefaultDumpOptions()
 	tests := []struct {
 		name string
 		args []string
@@ -46,7 +46,7 @@ func TestParse(t *testing.T) {
 		{"sizes", []string{"--max-message-size", "10", "--max-bytes=20", "--max-decompressed", "30"}, func(a *Args) {
 			a.Opts.MaxMessageSize, a.Opts.MaxBytes, a.Opts.MaxDecompressed = 10, 20, 30
 		}},
-		{"formats", []string{"--format", "kseg", "--format=json"}, func(a *Args) { a.Opts.Format = report.FormatJSON }},
+		{"formats", []string{"--format", "kseg", "--format=json"}, func(a *Args) { a.Opts.Format = FormatJSON }},
 		{"kseg switches", []string{"--keep-going", "--all-files", "--quiet", "--skip-record-metadata", "--verify-index-only", "--index-sanity-check"}, func(a *Args) {
 			a.Opts.KeepGoing, a.AllFiles, a.Quiet = true, true, true
 			a.Opts.SkipRecordMetadata, a.Opts.VerifyIndexOnly, a.Opts.IndexSanityCheck = true, true, true
@@ -151,17 +151,26 @@ func TestInputs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := a.Inputs()
+		segs, err := a.Inputs(segment.Partitions)
+		got := inputPaths(segs)
 		if err != nil || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%q: Inputs() = %q, %v; want %q", tc.args, got, err, tc.want)
 		}
 	}
 	a, _ := Parse([]string{"--all-files", dir})
-	if got, err := a.Inputs(); err != nil || len(got) != 3 {
-		t.Errorf("--all-files: Inputs() = %q, %v; want the index too", got, err)
+	if segs, err := a.Inputs(segment.Partitions); err != nil || len(segs) != 3 {
+		t.Errorf("--all-files: Inputs() = %q, %v; want the index too", inputPaths(segs), err)
 	}
 	a, _ = Parse([]string{filepath.Join(dir, "missing")})
-	if _, err := a.Inputs(); !errors.Is(err, os.ErrNotExist) {
+	if _, err := a.Inputs(segment.Partitions); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing path: %v, want ErrNotExist", err)
 	}
+}
+
+func inputPaths(segs []segment.Segment) []string {
+	var out []string
+	for _, s := range segs {
+		out = append(out, s.Path)
+	}
+	return out
 }

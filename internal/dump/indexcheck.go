@@ -1,9 +1,9 @@
-// Package indexcheck checks a segment's indexes against its log, as
-// kafka-dump-log's --verify-index-only and kseg's own lookup check do: it
-// finds the batch an index entry points at and the records a time index
-// entry promises. It reads the log through package segment's stream and
-// renders nothing.
-package indexcheck
+package dump
+
+// Index checks against the log, as kafka-dump-log's --verify-index-only and
+// kseg's own lookup check do: the batch an index entry points at and the
+// records a time index entry promises. They read the log through package
+// segment's stream and render nothing.
 
 import (
 	"bytes"
@@ -18,8 +18,8 @@ import (
 	"github.com/kseg/kseg/segment"
 )
 
-// Batch is the log entry an index entry leads to.
-type Batch struct {
+// indexedBatch is the log entry an index entry leads to.
+type indexedBatch struct {
 	Pos    int64
 	Size   int64
 	Magic  int8
@@ -30,8 +30,8 @@ type Batch struct {
 	BaseOffset, LastOffset int64
 }
 
-// Log is the .log beside an index, opened for checks.
-type Log struct {
+// indexLog is the .log beside an index, opened for checks.
+type indexLog struct {
 	name string // the log beside it: errors in its bytes are located there
 	f    *os.File
 	size int64
@@ -40,9 +40,9 @@ type Log struct {
 	raw  []byte
 }
 
-// Companion is the file beside name with the same base offset and the
+// companion is the file beside name with the same base offset and the
 // given suffix (".log", ".index").
-func Companion(name, suffix string) string {
+func companion(name, suffix string) string {
 	base := filepath.Base(name)
 	prefix, _, _ := strings.Cut(base, ".")
 	abs, err := filepath.Abs(name)
@@ -68,10 +68,10 @@ func (e *missingLogError) Error() string {
 }
 func (e *missingLogError) Unwrap() []error { return []error{ErrMissingLog, e.cause} }
 
-// OpenLog opens the companion .log of the index file name. Kafka crashes
+// openIndexLog opens the companion .log of the index file name. Kafka crashes
 // with NoSuchFileException when it is missing; the error says so.
-func OpenLog(name string, maxDecompressed int) (*Log, error) {
-	p := Companion(name, ".log")
+func openIndexLog(name string, maxDecompressed int) (*indexLog, error) {
+	p := companion(name, ".log")
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, &segment.Error{File: name, Offset: -1, Err: &missingLogError{p, err}}
@@ -81,31 +81,31 @@ func OpenLog(name string, maxDecompressed int) (*Log, error) {
 		f.Close()
 		return nil, err
 	}
-	l := &Log{name: filepath.Join(filepath.Dir(name), filepath.Base(p)), f: f, size: st.Size()}
+	l := &indexLog{name: filepath.Join(filepath.Dir(name), filepath.Base(p)), f: f, size: st.Size()}
 	l.dec.Max = maxDecompressed
 	l.br.Decompressor.Max = maxDecompressed
 	return l, nil
 }
 
 // Close closes the log.
-func (l *Log) Close() error { return l.f.Close() }
+func (l *indexLog) Close() error { return l.f.Close() }
 
 // Size is the log's size in bytes.
-func (l *Log) Size() int64 { return l.size }
+func (l *indexLog) Size() int64 { return l.size }
 
 // Name is the log's path, beside the index as the user named it.
-func (l *Log) Name() string { return l.name }
+func (l *indexLog) Name() string { return l.name }
 
 // stream frames the log from pos to end (a slice, as Kafka's
 // FileRecords.slice), with positions relative to pos.
-func (l *Log) stream(pos, end int64, block int) *segment.Stream {
+func (l *indexLog) stream(pos, end int64, block int) *segment.Stream {
 	return segment.NewStream(segment.Source{Name: l.name, R: io.NewSectionReader(l.f, pos, end-pos), Size: end - pos},
 		segment.Options{BlockSize: block, MaxDecompressed: l.dec.Max})
 }
 
 // streamErr is a slice's error with its offset made absolute in the log:
 // the stream counts from the start of the slice.
-func (l *Log) streamErr(pos int64, err error) error {
+func (l *indexLog) streamErr(pos int64, err error) error {
 	var le *segment.Error
 	if errors.As(err, &le) && le.File == l.name && le.Offset >= 0 {
 		return &segment.Error{File: l.name, Offset: pos + le.Offset, Err: le.Err}
@@ -113,12 +113,12 @@ func (l *Log) streamErr(pos int64, err error) error {
 	return err
 }
 
-func (l *Log) sliceError(pos int64) error {
+func (l *indexLog) sliceError(pos int64) error {
 	return &segment.Error{File: l.name, Offset: pos, Err: fmt.Errorf("Slice from position %d exceeds end position of the log (%d bytes)", pos, l.size)}
 }
 
-func (l *Log) entry(pos int64, b *segment.Batch) (*Batch, error) {
-	e := &Batch{Pos: pos + b.Pos, Size: b.Size, Magic: b.Magic, Header: b.Header}
+func (l *indexLog) entry(pos int64, b *segment.Batch) (*indexedBatch, error) {
+	e := &indexedBatch{Pos: pos + b.Pos, Size: b.Size, Magic: b.Magic, Header: b.Header}
 	if !b.IsLegacy() {
 		e.BaseOffset, e.LastOffset = b.Header.BaseOffset, b.Header.LastOffset()
 		return e, nil
@@ -137,7 +137,7 @@ func (l *Log) entry(pos int64, b *segment.Batch) (*Batch, error) {
 
 // BatchAt frames the first entry in [pos, pos+window) as
 // fileRecords.slice(pos, window).batches().iterator().next() does.
-func (l *Log) BatchAt(pos int64, window int) (*Batch, error) {
+func (l *indexLog) BatchAt(pos int64, window int) (*indexedBatch, error) {
 	if pos > l.size {
 		return nil, l.sliceError(pos)
 	}
@@ -158,12 +158,12 @@ func (l *Log) BatchAt(pos int64, window int) (*Batch, error) {
 // FirstEnding frames the log from pos to its end (all of it, as Kafka
 // collects every batch first) and returns the first batch whose last
 // offset is at least target, with its bytes; nil when there is none.
-func (l *Log) FirstEnding(pos, target int64) (*Batch, []byte, error) {
+func (l *indexLog) FirstEnding(pos, target int64) (*indexedBatch, []byte, error) {
 	if pos > l.size {
 		return nil, nil, l.sliceError(pos)
 	}
 	st := l.stream(pos, l.size, 0)
-	var found *Batch
+	var found *indexedBatch
 	for st.Next() {
 		if found != nil {
 			continue
@@ -189,7 +189,7 @@ func (l *Log) FirstEnding(pos, target int64) (*Batch, []byte, error) {
 
 // MaxRecordTimestamp is the largest record timestamp in the batch (raw is
 // its bytes), what a time index entry must equal.
-func (l *Log) MaxRecordTimestamp(e *Batch, raw []byte) (int64, error) {
+func (l *indexLog) MaxRecordTimestamp(e *indexedBatch, raw []byte) (int64, error) {
 	maxTs := batch.NoTimestamp
 	if e.Magic < batch.MagicV2 {
 		w, err := batch.ParseLegacy(raw)
@@ -226,9 +226,9 @@ func (l *Log) MaxRecordTimestamp(e *Batch, raw []byte) (int64, error) {
 	}
 }
 
-// LookupHolds is kseg's own check for an entry whose batch's last offset
+// lookupHolds is kseg's own check for an entry whose batch's last offset
 // is not the indexed one (Kafka's strict mismatch): the broker only needs
 // a batch to start at the position with a base offset at or below the
 // indexed offset. Entries a follower wrote (one per multi-batch append,
 // before Kafka 4.0) satisfy it.
-func LookupHolds(indexedOffset int64, b *Batch) bool { return b.BaseOffset <= indexedOffset }
+func lookupHolds(indexedOffset int64, b *indexedBatch) bool { return b.BaseOffset <= indexedOffset }

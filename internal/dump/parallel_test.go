@@ -1,4 +1,4 @@
-package report
+package dump
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ func dumpWith(t *testing.T, workers int, files []string, opts DumpOptions) (stri
 	d.workers = workers
 	errText := ""
 	for _, f := range files {
-		if err := d.Dump(f); err != nil {
+		if err := d.Dump(File(f)); err != nil {
 			errText = err.Error()
 			break
 		}
@@ -39,7 +39,7 @@ func dumpWith(t *testing.T, workers int, files []string, opts DumpOptions) (stri
 // non-consecutive summary).
 func parallelCorpus(t *testing.T) []string {
 	var files []string
-	for _, root := range []string{"../testdata", "/work/shared/realworld/segments"} {
+	for _, root := range []string{"../../testdata", "/work/shared/realworld/segments"} {
 		filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
 			if err == nil && !e.IsDir() && strings.HasSuffix(p, ".log") {
 				if fi, err := e.Info(); err == nil && fi.Size() <= 256<<10 {
@@ -147,7 +147,7 @@ func TestParallelDumpIsUsed(t *testing.T) {
 	oldBytes := chunkBytes
 	defer func() { chunkBytes = oldBytes }()
 	chunkBytes = 1
-	st, err := segmentOpen(t, "../testdata/segments/seed/u05-large-0/00000000000000000000.log")
+	st, err := segmentOpen(t, "../../testdata/segments/seed/u05-large-0/00000000000000000000.log")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package report
+package dump
 
 import (
 	"encoding/binary"
@@ -53,7 +53,7 @@ func benchDump(b *testing.B, path string, size int64, opts DumpOptions) {
 	b.ReportAllocs()
 	for b.Loop() {
 		d := NewDumper(opts, io.Discard, io.Discard)
-		if err := d.Dump(path); err != nil {
+		if err := d.Dump(File(path)); err != nil {
 			b.Fatal(err)
 		}
 		d.Finish()
@@ -101,7 +101,7 @@ func TestDumpBatchLinesZeroAllocsPerBatch(t *testing.T) {
 	run := func(p string) func() {
 		return func() {
 			d := NewDumper(DefaultDumpOptions(), io.Discard, io.Discard)
-			if err := d.Dump(p); err != nil {
+			if err := d.Dump(File(p)); err != nil {
 				t.Fatal(err)
 			}
 			d.Finish()

@@ -1,4 +1,4 @@
-package report
+package dump
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ func TestFollowerIndexMismatchesAreInformational(t *testing.T) {
 			opts.Format = FormatJSON
 			opts.VerifyIndexOnly = true
 			d := NewDumper(opts, &out, &errOut)
-			if err := d.Dump(filepath.Join(root, replica, "invoice-0", seg+".index")); err != nil {
+			if err := d.Dump(File(filepath.Join(root, replica, "invoice-0", seg+".index"))); err != nil {
 				t.Fatal(err)
 			}
 			if err := d.Finish(); err != nil {

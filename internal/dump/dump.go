@@ -1,6 +1,13 @@
-// Package report renders what kseg found: kafka-dump-log's exact text, kseg's
-// own human text, NDJSON for scripts, and tables.
-package report
+// Package dump is kseg dump: kafka-dump-log's argument list (Parse), and
+// the engine that prints segments, indexes and producer snapshots in
+// kafka-dump-log's exact text, kseg's own text or NDJSON (Dumper), with the
+// index checks against the log that --verify-index-only and kseg's lookup
+// invariant need.
+//
+// The Dumper takes segments as package segment describes them: a file
+// named by Path (dispatched on its suffix), or a log held elsewhere whose
+// Open fetches it. Where the segments come from is the caller's concern.
+package dump
 
 import (
 	"bufio"
@@ -17,6 +24,7 @@ import (
 	"github.com/kseg/kseg/batch"
 	"github.com/kseg/kseg/content"
 	"github.com/kseg/kseg/index"
+	"github.com/kseg/kseg/report"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -46,7 +54,7 @@ type DumpOptions struct {
 	Format             Format
 	KeepGoing          bool // resynchronise after corrupt regions instead of stopping
 	MaxDecompressed    int
-	Progress           *Progress // told of every batch read; nil for none
+	Progress           *report.Progress // told of every batch read; nil for none
 }
 
 // DefaultDumpOptions are kafka-dump-log's defaults.
@@ -227,19 +235,27 @@ func (d *Dumper) errorf(format string, args ...any) {
 	fmt.Fprintf(d.errw, format, args...)
 }
 
-// Dump dumps one file named as the user gave it. A returned error is fatal
-// for the run, as an uncaught exception is for kafka-dump-log.
-func (d *Dumper) Dump(name string) error {
+// Dump dumps one segment, as kafka-dump-log dumps one of its --files. A
+// file (seg.Open unset; see File) is dumped by the kind its name's suffix
+// tells: a log or KRaft snapshot, an offset or time index, a transaction
+// index, a producer snapshot; any other name is skipped with
+// kafka-dump-log's warning. A log held elsewhere (seg.Open set: fetched
+// from a broker, in remote storage) is dumped from the bytes Open gives. A
+// returned error is fatal for the run, as an uncaught exception is for
+// kafka-dump-log.
+func (d *Dumper) Dump(seg segment.Segment) error {
+	if seg.Open != nil {
+		return d.dumpHeld(seg)
+	}
+	return d.dumpFile(seg.Path)
+}
+
+// dumpFile dumps one file named as the user gave it.
+func (d *Dumper) dumpFile(name string) error {
 	if d.json == nil {
 		d.printf("Dumping %s\n", javaFileString(name))
 	}
-	base := filepath.Base(name)
-	dot := strings.LastIndexByte(base, '.')
-	suffix := ""
-	if dot >= 0 {
-		suffix = base[dot:]
-	}
-	switch suffix {
+	switch fileSuffix(name) {
 	case ".log", ".checkpoint":
 		return d.dumpLog(name)
 	case ".index":
@@ -258,6 +274,29 @@ func (d *Dumper) Dump(name string) error {
 		d.errorf("Ignoring unknown file %s\n", javaFileString(name))
 		return nil
 	}
+}
+
+// fileSuffix is the base name's text from its last '.', as kafka-dump-log
+// matches it ("" when there is none).
+func fileSuffix(name string) string {
+	base := filepath.Base(name)
+	if dot := strings.LastIndexByte(base, '.'); dot >= 0 {
+		return base[dot:]
+	}
+	return ""
+}
+
+// dumpHeld dumps a log whose bytes seg.Open gives. The log is fetched
+// before its "Dumping" line, which names it as its source does.
+func (d *Dumper) dumpHeld(seg segment.Segment) error {
+	src, closer, err := seg.Open()
+	if err != nil {
+		return err
+	}
+	if closer != nil {
+		defer closer.Close()
+	}
+	return d.dumpSource(src)
 }
 
 // javaFileString is java.io.File.toString on Unix: duplicate slashes
@@ -314,9 +353,9 @@ func (d *Dumper) dumpLog(name string) error {
 	return d.dumpStream(name, st)
 }
 
-// DumpSource dumps a log held in src (bytes fetched from a broker, a
-// remote object) as Dump dumps a .log file of that name.
-func (d *Dumper) DumpSource(src segment.Source) error {
+// dumpSource dumps a log held in src (bytes fetched from a broker, a
+// remote object) as dumpFile dumps a .log file of that name.
+func (d *Dumper) dumpSource(src segment.Source) error {
 	if d.json == nil {
 		d.printf("Dumping %s\n", javaFileString(src.Name))
 	}
@@ -486,34 +525,7 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 	)
 	if e.Magic >= batch.MagicV2 {
 		h := &e.Header
-		b = append(b, "baseOffset: "...)
-		b = strconv.AppendInt(b, h.BaseOffset, 10)
-		b = append(b, " lastOffset: "...)
-		b = strconv.AppendInt(b, h.LastOffset(), 10)
-		b = append(b, " count: "...)
-		b = strconv.AppendInt(b, int64(h.RecordCount), 10)
-		b = append(b, " baseSequence: "...)
-		b = strconv.AppendInt(b, int64(h.BaseSequence), 10)
-		b = append(b, " lastSequence: "...)
-		b = strconv.AppendInt(b, int64(h.LastSequence()), 10)
-		b = append(b, " producerId: "...)
-		b = strconv.AppendInt(b, h.ProducerID, 10)
-		b = append(b, " producerEpoch: "...)
-		b = strconv.AppendInt(b, int64(h.ProducerEpoch), 10)
-		b = append(b, " partitionLeaderEpoch: "...)
-		b = strconv.AppendInt(b, int64(h.PartitionLeaderEpoch), 10)
-		b = append(b, " isTransactional: "...)
-		b = appendBool(b, h.IsTransactional())
-		b = append(b, " isControl: "...)
-		b = appendBool(b, h.IsControl())
-		b = append(b, " deleteHorizonMs: "...)
-		if dh, ok := h.DeleteHorizon(); ok {
-			b = append(b, "OptionalLong["...)
-			b = strconv.AppendInt(b, dh, 10)
-			b = append(b, ']')
-		} else {
-			b = append(b, "OptionalLong.empty"...)
-		}
+		b = appendV2BatchFields(b, h)
 		tsType, maxTs, codec, crc = h.TimestampType(), h.MaxTimestamp, h.Codec(), h.CRC
 		valid = batch.ValidCRC(raw)
 	} else {
@@ -565,6 +577,38 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 	return nil
 }
 
+// appendV2BatchFields is the start of a v2 batch's line, from baseOffset
+// to deleteHorizonMs.
+func appendV2BatchFields(b []byte, h *batch.Header) []byte {
+	b = append(b, "baseOffset: "...)
+	b = strconv.AppendInt(b, h.BaseOffset, 10)
+	b = append(b, " lastOffset: "...)
+	b = strconv.AppendInt(b, h.LastOffset(), 10)
+	b = append(b, " count: "...)
+	b = strconv.AppendInt(b, int64(h.RecordCount), 10)
+	b = append(b, " baseSequence: "...)
+	b = strconv.AppendInt(b, int64(h.BaseSequence), 10)
+	b = append(b, " lastSequence: "...)
+	b = strconv.AppendInt(b, int64(h.LastSequence()), 10)
+	b = append(b, " producerId: "...)
+	b = strconv.AppendInt(b, h.ProducerID, 10)
+	b = append(b, " producerEpoch: "...)
+	b = strconv.AppendInt(b, int64(h.ProducerEpoch), 10)
+	b = append(b, " partitionLeaderEpoch: "...)
+	b = strconv.AppendInt(b, int64(h.PartitionLeaderEpoch), 10)
+	b = append(b, " isTransactional: "...)
+	b = appendBool(b, h.IsTransactional())
+	b = append(b, " isControl: "...)
+	b = appendBool(b, h.IsControl())
+	b = append(b, " deleteHorizonMs: "...)
+	if dh, ok := h.DeleteHorizon(); ok {
+		b = append(b, "OptionalLong["...)
+		b = strconv.AppendInt(b, dh, 10)
+		return append(b, ']')
+	}
+	return append(b, "OptionalLong.empty"...)
+}
+
 // records prints the record lines of one entry (dumpBatchRecords).
 func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 	if e.Magic < batch.MagicV2 {
@@ -602,26 +646,7 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 		}
 		b := d.line[:0]
 		if !d.opts.SkipRecordMetadata {
-			b = append(b, "| offset: "...)
-			b = d.offDigits.append(b, off)
-			b = append(b, ' ')
-			b = append(b, h.TimestampType().String()...)
-			b = append(b, ": "...)
-			b = d.tsDigits.append(b, ts)
-			b = append(b, " keySize: "...)
-			b = strconv.AppendInt(b, int64(r.KeySize()), 10)
-			b = append(b, " valueSize: "...)
-			b = strconv.AppendInt(b, int64(r.ValueSize()), 10)
-			b = append(b, " sequence: "...)
-			b = d.seqDigits.append(b, int64(seq))
-			b = append(b, " headerKeys: ["...)
-			for i, hd := range r.Headers {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = content.AppendJavaString(b, hd.Key)
-			}
-			b = append(b, ']')
+			b = d.appendRecordMeta(b, h.TimestampType(), off, ts, seq, r)
 			if control {
 				var err error
 				if b, err = appendControl(b, off, r); err != nil {
@@ -649,6 +674,31 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 		return locate(name, e.Pos, &batch.FormatError{Err: batch.ErrInvalidRecord, Detail: "Incorrect declared batch size, records still remaining in file"})
 	}
 	return nil
+}
+
+// appendRecordMeta is a v2 record line's metadata, from offset to
+// headerKeys.
+func (d *formatter) appendRecordMeta(b []byte, tsType batch.TimestampType, off, ts int64, seq int32, r *batch.Record) []byte {
+	b = append(b, "| offset: "...)
+	b = d.offDigits.append(b, off)
+	b = append(b, ' ')
+	b = append(b, tsType.String()...)
+	b = append(b, ": "...)
+	b = d.tsDigits.append(b, ts)
+	b = append(b, " keySize: "...)
+	b = strconv.AppendInt(b, int64(r.KeySize()), 10)
+	b = append(b, " valueSize: "...)
+	b = strconv.AppendInt(b, int64(r.ValueSize()), 10)
+	b = append(b, " sequence: "...)
+	b = d.seqDigits.append(b, int64(seq))
+	b = append(b, " headerKeys: ["...)
+	for i, hd := range r.Headers {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = content.AppendJavaString(b, hd.Key)
+	}
+	return append(b, ']')
 }
 
 func (d *formatter) appendContents(b []byte, off int64, key, value []byte) ([]byte, error) {

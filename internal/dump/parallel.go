@@ -1,4 +1,4 @@
-package report
+package dump
 
 import (
 	"sync"
@@ -111,11 +111,13 @@ func (f *formatter) format(name string, c *dumpChunk, deep bool) {
 	}
 }
 
+// dumpParallel dumps the rest of st as the comment above describes: this
+// goroutine reads chunks, d.workers goroutines format them, and a writer
+// puts their output on stdout in file order.
 func (d *Dumper) dumpParallel(name string, st *segment.Stream) error {
 	abs := absPath(name)
 	deep := d.opts.DeepIteration || d.opts.PrintDataLog
-	n := d.workers
-	inFlight := 2*n + 1
+	inFlight := 2*d.workers + 1
 	free := make(chan *dumpChunk, inFlight)
 	for range inFlight {
 		free <- &dumpChunk{done: make(chan struct{}, 1)}
@@ -124,7 +126,32 @@ func (d *Dumper) dumpParallel(name string, st *segment.Stream) error {
 	order := make(chan *dumpChunk, inFlight)
 	var stop atomic.Bool
 	var wg sync.WaitGroup
-	for range n {
+	d.startFormatters(&wg, name, deep, work, &stop)
+	written := make(chan error, 1)
+	go func() { written <- d.writeChunks(abs, order, free, &stop) }()
+
+	rerr := d.readChunks(st, free, work, order, &stop)
+	close(work)
+	close(order)
+	werr := <-written
+	wg.Wait()
+	if werr != nil {
+		return werr
+	}
+	if rerr != nil {
+		return rerr
+	}
+	if err := st.Err(); err != nil {
+		return err
+	}
+	return d.streamEnd(name, st)
+}
+
+// startFormatters starts d.workers goroutines, each with a formatter of
+// its own, that format the chunks of work until it is closed (only marking
+// them done once stop is set).
+func (d *Dumper) startFormatters(wg *sync.WaitGroup, name string, deep bool, work <-chan *dumpChunk, stop *atomic.Bool) {
+	for range d.workers {
 		f := &formatter{}
 		var jw *jsonWriter
 		if d.json != nil {
@@ -146,32 +173,42 @@ func (d *Dumper) dumpParallel(name string, st *segment.Stream) error {
 			}
 		}()
 	}
-	written := make(chan error, 1)
-	go func() {
-		var err error
-		last := int64(-1)
-		for c := range order {
-			<-c.done
-			if err == nil {
-				d.out.Write(c.out.b)
-				if t := &c.offsets; t.seen {
-					if t.first != last+1 {
-						d.recordGaps(abs, [][2]int64{{last, t.first}})
-					}
-					d.recordGaps(abs, t.gaps)
-					last = t.last
-				}
-				if c.err != nil {
-					err = c.err
-					stop.Store(true)
-				}
-			}
-			c.reset()
-			free <- c
-		}
-		written <- err
-	}()
+}
 
+// writeChunks writes the chunks of order, each once formatted, in file
+// order, joins their record offsets into the summary, and returns each to
+// free. At a chunk's error it sets stop, writes nothing more, and returns
+// that error once order is closed.
+func (d *Dumper) writeChunks(abs string, order <-chan *dumpChunk, free chan<- *dumpChunk, stop *atomic.Bool) error {
+	var err error
+	last := int64(-1)
+	for c := range order {
+		<-c.done
+		if err == nil {
+			d.out.Write(c.out.b)
+			if t := &c.offsets; t.seen {
+				if t.first != last+1 {
+					d.recordGaps(abs, [][2]int64{{last, t.first}})
+				}
+				d.recordGaps(abs, t.gaps)
+				last = t.last
+			}
+			if c.err != nil {
+				err = c.err
+				stop.Store(true)
+			}
+		}
+		c.reset()
+		free <- c
+	}
+	return err
+}
+
+// readChunks frames st's batches into chunks from free and hands each
+// full chunk (and the last) to work and, in the same order, to order. It
+// stops early when stop is set or a batch's bytes cannot be read, and
+// returns that error.
+func (d *Dumper) readChunks(st *segment.Stream, free <-chan *dumpChunk, work, order chan<- *dumpChunk, stop *atomic.Bool) error {
 	var c *dumpChunk
 	var rerr error
 	for !stop.Load() && st.Next() {
@@ -196,18 +233,5 @@ func (d *Dumper) dumpParallel(name string, st *segment.Stream) error {
 		work <- c
 		order <- c
 	}
-	close(work)
-	close(order)
-	werr := <-written
-	wg.Wait()
-	if werr != nil {
-		return werr
-	}
-	if rerr != nil {
-		return rerr
-	}
-	if err := st.Err(); err != nil {
-		return err
-	}
-	return d.streamEnd(name, st)
+	return rerr
 }

@@ -1,4 +1,4 @@
-package report
+package dump
 
 import (
 	"bytes"
@@ -65,14 +65,17 @@ func FuzzDump(f *testing.F) {
 	binary.BigEndian.PutUint32(bad[57:], 9) // record count larger than the bytes
 	f.Add(bad, uint8(5))
 	f.Add(append(genSegment(f, 1, 1, 10, batch.CodecNone), make([]byte, 30)...), uint8(0))
-	// In memory: the dumper reads a segment.Source, not a file per input.
+	// In memory: the dumper reads a segment held in a segment.Source, not a
+	// file per input.
 	const path = "fuzz-0/00000000000000000000.log"
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
 		orig := bytes.Clone(data)
 		format := Format(mode % 3)
 		keepGoing := mode&4 != 0
 		d := NewDumper(fuzzDumpOptions(t, format, keepGoing), io.Discard, io.Discard)
-		err := d.DumpSource(segment.BytesSource(path, data))
+		err := d.Dump(segment.Segment{Path: path, Open: func() (segment.Source, io.Closer, error) {
+			return segment.BytesSource(path, data), nil, nil
+		}})
 		if ferr := d.Finish(); ferr != nil {
 			t.Fatalf("Finish: %v", ferr)
 		}

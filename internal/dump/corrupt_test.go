@@ -1,4 +1,4 @@
-package report
+package dump
 
 import (
 	"bytes"
@@ -49,7 +49,7 @@ func TestKeepGoingBadRecords(t *testing.T) {
 		for _, format := range []Format{FormatKafka, FormatJSON} {
 			var out, errw bytes.Buffer
 			d := NewDumper(fuzzDumpOptions(t, format, true), &out, &errw)
-			if err := d.Dump(path); err != nil {
+			if err := d.Dump(File(path)); err != nil {
 				t.Fatalf("%v/%d: Dump under --keep-going: %v", codec, format, err)
 			}
 			d.Finish()
@@ -87,7 +87,7 @@ func TestCompressedRecordErrorLocated(t *testing.T) {
 	path := writeSeg(t, seg)
 	var out, errw bytes.Buffer
 	d := NewDumper(fuzzDumpOptions(t, FormatKafka, false), &out, &errw)
-	err := d.Dump(path)
+	err := d.Dump(File(path))
 	var se *segment.Error
 	if !errors.As(err, &se) {
 		t.Fatalf("want a *segment.Error, got %v", err)
@@ -119,7 +119,7 @@ func TestLegacyBadValueSize(t *testing.T) {
 		opts.PrintDataLog = print
 		var out bytes.Buffer
 		d := NewDumper(opts, &out, io.Discard)
-		err := d.Dump(path)
+		err := d.Dump(File(path))
 		d.Finish()
 		if !strings.Contains(out.String(), line) {
 			t.Errorf("print=%v: no %q in\n%s", print, line, out.String())

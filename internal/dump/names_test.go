@@ -1,4 +1,4 @@
-package report
+package dump
 
 import (
 	"bytes"
@@ -31,7 +31,7 @@ func TestDumpFileNames(t *testing.T) {
 		}
 		var out, errw bytes.Buffer
 		d := NewDumper(DefaultDumpOptions(), &out, &errw)
-		err := d.Dump(path)
+		err := d.Dump(File(path))
 		d.Finish()
 		head := "Dumping " + path + "\n"
 		if tc.wantErr != "" {
