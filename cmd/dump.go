@@ -78,8 +78,8 @@ func newDumpCmd() *cobra.Command {
 	return c
 }
 
-func runDump(args []string, stdout, stderr io.Writer) error {
-	args, err := takeWireArgs(args)
+func runDump(args []string, stdout, stderr io.Writer) (err error) {
+	args, opts, err := takeWireArgs(args)
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,12 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	if !a.KafkaForm && len(a.Paths) == 0 {
 		return withCode(ExitUsage, errors.New("nothing to dump: give --files a,b (kafka-dump-log form) or one or more paths"))
 	}
-	setRemoteDefaults(a.RemoteOpts)
+	for name, v := range a.RemoteOpts {
+		opts.SetRemote(name, v)
+	}
+	src, done := openSource(opts)
+	defer done(&err)
+	a.Walk = src.Partitions
 	if a.Opts.Parser, err = a.Parser(); err != nil {
 		return withCode(ExitUsage, err)
 	}

@@ -42,8 +42,11 @@ type Args struct {
 	// RemoteOpts are kseg's remote-source options (--rsa-key FILE,
 	// --s3-endpoint URL, --s3-region R, --s3-path-style) by flag name.
 	RemoteOpts map[string]string
-	// remote are the inputs held outside files (a registered scheme's
-	// segments, opened through Segment.Open), by the name Inputs returns.
+	// Walk expands the kseg-form paths (nil: segment.Partitions, local
+	// paths only): the command's sources, which read URLs too.
+	Walk func([]string) ([]segment.Partition, error)
+	// remote are the inputs held outside files (the segments of a source
+	// URL, opened through Segment.Open), by the name Inputs returns.
 	remote map[string]segment.Segment
 }
 
@@ -240,7 +243,11 @@ func (a *Args) Inputs() ([]string, error) {
 	if a.KafkaForm {
 		return a.Files, nil
 	}
-	parts, err := segment.Partitions(a.Paths)
+	walk := a.Walk
+	if walk == nil {
+		walk = segment.Partitions
+	}
+	parts, err := walk(a.Paths)
 	if err != nil {
 		return nil, err
 	}
