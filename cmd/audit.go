@@ -10,6 +10,7 @@ import (
 	"github.com/kseg/kseg/internal/audit"
 	"github.com/kseg/kseg/internal/source"
 	"github.com/kseg/kseg/report"
+	"github.com/kseg/kseg/segment"
 	"github.com/spf13/cobra"
 )
 
@@ -51,7 +52,7 @@ func newAuditCmd() *cobra.Command {
 				return withCode(ExitUsage, fmt.Errorf("--workers %d: want at least 1", workers))
 			}
 			return withSource(&sf, func(src *source.Set) error {
-				return runAudit(src, args, audit.Options{Compacted: compacted, SkipCRC: skipCRC, Detail: detail}, workers, asJSON, threshold, c.OutOrStdout())
+				return runAudit(src.Partitions, src, args, audit.Options{Compacted: compacted, SkipCRC: skipCRC, Detail: detail}, workers, asJSON, threshold, c.OutOrStdout())
 			})
 		},
 	}
@@ -70,8 +71,10 @@ func newAuditCmd() *cobra.Command {
 // and the partitions before it are audited (NDJSON straight out, text
 // after the table of summaries, waiting in a spill buffer), so memory
 // stays bounded however many findings there are.
-func runAudit(src *source.Set, paths []string, opts audit.Options, workers int, asJSON bool, failOn audit.Severity, stdout io.Writer) error {
-	parts, err := audit.PartitionsFrom(paths, src.Partitions)
+// walk expands the paths (the command's sources); coord judges the open
+// transactions of partitions read from a cluster.
+func runAudit(walk func([]string) ([]segment.Partition, error), coord audit.Coordinators, paths []string, opts audit.Options, workers int, asJSON bool, failOn audit.Severity, stdout io.Writer) error {
+	parts, err := audit.PartitionsFrom(paths, walk)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
@@ -80,7 +83,7 @@ func runAudit(src *source.Set, paths []string, opts audit.Options, workers int, 
 	defer text.Close()
 	fail := false
 	err = audit.Stream(parts, workers, opts, func(r *audit.Result) error {
-		if err := audit.CheckTransactions(context.Background(), r, src); err != nil { // kafka:// partitions: the coordinators' view
+		if err := audit.CheckTransactions(context.Background(), r, coord); err != nil { // kafka:// partitions: the coordinators' view
 			return err
 		}
 		if m, ok := r.Max(); ok && m >= failOn {
