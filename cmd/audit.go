@@ -2,13 +2,15 @@ package cmd
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"runtime"
 
 	"github.com/kseg/kseg/internal/audit"
-	"github.com/kseg/kseg/internal/wire"
+	"github.com/kseg/kseg/internal/source"
 	"github.com/kseg/kseg/report"
+	"github.com/kseg/kseg/segment"
 	"github.com/spf13/cobra"
 )
 
@@ -32,6 +34,7 @@ func newAuditCmd() *cobra.Command {
 		skipCRC   bool
 		detail    bool
 		workers   int
+		sf        source.Flags
 	)
 	c := &cobra.Command{
 		Use:   "audit PATH...",
@@ -48,7 +51,9 @@ func newAuditCmd() *cobra.Command {
 			if workers < 1 {
 				return withCode(ExitUsage, fmt.Errorf("--workers %d: want at least 1", workers))
 			}
-			return runAudit(args, audit.Options{Compacted: compacted, SkipCRC: skipCRC, Detail: detail}, workers, asJSON, threshold, c.OutOrStdout())
+			return withSource(&sf, func(src *source.Set) error {
+				return runAudit(src.Partitions, src, args, audit.Options{Compacted: compacted, SkipCRC: skipCRC, Detail: detail}, workers, asJSON, threshold, c.OutOrStdout())
+			})
 		},
 	}
 	f := c.Flags()
@@ -58,6 +63,7 @@ func newAuditCmd() *cobra.Command {
 	f.BoolVar(&skipCRC, "skip-crc", false, "do not verify batch CRCs (a pure header scan)")
 	f.IntVar(&workers, "workers", runtime.GOMAXPROCS(0), "partitions audited in parallel (output stays in partition order)")
 	f.BoolVar(&detail, "detail", false, "list each batch of a finding that covers several (JSON: a \"batches\" array)")
+	addSourceFlags(c, &sf)
 	return c
 }
 
@@ -65,8 +71,10 @@ func newAuditCmd() *cobra.Command {
 // and the partitions before it are audited (NDJSON straight out, text
 // after the table of summaries, waiting in a spill buffer), so memory
 // stays bounded however many findings there are.
-func runAudit(paths []string, opts audit.Options, workers int, asJSON bool, failOn audit.Severity, stdout io.Writer) error {
-	parts, err := audit.Partitions(paths)
+// walk expands the paths (the command's sources); coord judges the open
+// transactions of partitions read from a cluster.
+func runAudit(walk func([]string) ([]segment.Partition, error), coord audit.Coordinators, paths []string, opts audit.Options, workers int, asJSON bool, failOn audit.Severity, stdout io.Writer) error {
+	parts, err := audit.PartitionsFrom(paths, walk)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
@@ -75,7 +83,7 @@ func runAudit(paths []string, opts audit.Options, workers int, asJSON bool, fail
 	defer text.Close()
 	fail := false
 	err = audit.Stream(parts, workers, opts, func(r *audit.Result) error {
-		if err := wire.CheckTransactions(r); err != nil { // kafka:// partitions: the coordinators' view
+		if err := audit.CheckTransactions(context.Background(), r, coord); err != nil { // kafka:// partitions: the coordinators' view
 			return err
 		}
 		if m, ok := r.Max(); ok && m >= failOn {

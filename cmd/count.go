@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kseg/kseg/internal/countcheck"
+	"github.com/kseg/kseg/internal/source"
 	"github.com/kseg/kseg/located"
 	"github.com/kseg/kseg/report"
 	"github.com/kseg/kseg/segment"
@@ -60,6 +61,7 @@ type countFlags struct {
 
 func newCountCmd() *cobra.Command {
 	var f countFlags
+	var sf source.Flags
 	c := &cobra.Command{
 		Use:     "count PATH...",
 		Short:   "Count batches, records and records per batch of each partition",
@@ -67,7 +69,7 @@ func newCountCmd() *cobra.Command {
 		Example: "  kseg count /var/lib/kafka/orders-0\n  kseg count --detail --batch-size 16384 /var/lib/kafka\n  kseg count --expect-histogram orders-0=8x25 --max-batches 30 run/",
 		Args:    needPaths("count needs at least one PATH (a segment file, partition directory or log directory)"),
 		RunE: func(c *cobra.Command, args []string) error {
-			return runCount(c, &f, args)
+			return withSource(&sf, func(src *source.Set) error { return runCount(c, &f, src, args) })
 		},
 	}
 	fs := c.Flags()
@@ -83,10 +85,11 @@ func newCountCmd() *cobra.Command {
 	fs.Int64Var(&f.maxBytes, "max-bytes", 0, "read only the first N bytes of each .log (0: all)")
 	fs.IntVar(&f.maxDecomp, "max-decompressed", 0, "cap on one batch's decompressed size in bytes (0: the default, 64 MiB)")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line on stderr (shown only when stderr is a terminal)")
+	addSourceFlags(c, &sf)
 	return c
 }
 
-func runCount(c *cobra.Command, f *countFlags, args []string) error {
+func runCount(c *cobra.Command, f *countFlags, src *source.Set, args []string) error {
 	fs := c.Flags()
 	hists, err := countcheck.ParseHistograms(f.expect)
 	if err != nil {
@@ -110,7 +113,7 @@ func runCount(c *cobra.Command, f *countFlags, args []string) error {
 	if fs.Changed("max-decompressed") && f.maxDecomp <= 0 {
 		return withCode(ExitUsage, fmt.Errorf("--max-decompressed %d: want a positive byte count", f.maxDecomp))
 	}
-	parts, err := segment.Partitions(args)
+	parts, err := src.Partitions(args)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}

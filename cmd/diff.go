@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kseg/kseg/internal/diff"
+	"github.com/kseg/kseg/internal/source"
 	"github.com/kseg/kseg/report"
 )
 
@@ -33,6 +34,7 @@ Exit status: 0 the compared aspects are equal, 1 they differ, 2 usage,
 
 func newDiffCmd() *cobra.Command {
 	var records, asJSON bool
+	var sf source.Flags
 	c := &cobra.Command{
 		Use:     "diff A B",
 		Short:   "Compare the batch layout (and optionally the records) of two logs",
@@ -45,16 +47,19 @@ func newDiffCmd() *cobra.Command {
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			return runDiff(c.OutOrStdout(), args[0], args[1], records, asJSON)
+			return withSource(&sf, func(src *source.Set) error {
+				return runDiff(c.OutOrStdout(), src, args[0], args[1], records, asJSON)
+			})
 		},
 	}
 	c.Flags().BoolVar(&records, "records", false, "also compare record contents (key, value, headers) in order")
 	c.Flags().BoolVar(&asJSON, "json", false, "one JSON document")
+	addSourceFlags(c, &sf)
 	return c
 }
 
-func runDiff(w io.Writer, a, b string, records, asJSON bool) error {
-	res, err := diff.Compare(a, b, records)
+func runDiff(w io.Writer, src *source.Set, a, b string, records, asJSON bool) error {
+	res, err := diff.CompareFrom(a, b, records, src.Partitions)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}

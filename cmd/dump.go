@@ -79,8 +79,8 @@ func newDumpCmd() *cobra.Command {
 	return c
 }
 
-func runDump(args []string, stdout, stderr io.Writer) error {
-	args, err := takeWireArgs(args)
+func runDump(args []string, stdout, stderr io.Writer) (err error) {
+	args, opts, err := takeWireArgs(args)
 	if err != nil {
 		return err
 	}
@@ -94,14 +94,17 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	if !a.KafkaForm && len(a.Paths) == 0 {
 		return withCode(ExitUsage, errors.New("nothing to dump: give --files a,b (kafka-dump-log form) or one or more paths"))
 	}
-	setRemoteDefaults(a.RemoteOpts)
+	for name, v := range a.RemoteOpts {
+		opts.SetRemote(name, v)
+	}
+	src, done := openSource(opts)
+	defer done(&err)
 	if a.Opts.Parser, err = a.Parser(); err != nil {
 		return withCode(ExitUsage, err)
 	}
-	// segment.Partitions resolves the paths: files and directories, and
-	// the schemes (kafka://, s3://, lts://) configured above and by
-	// takeWireArgs, whose segments are held elsewhere.
-	segs, err := a.Inputs(segment.Partitions)
+	// The command's sources resolve the paths: files and directories, and
+	// kafka://, s3:// and lts:// URLs, whose segments are held elsewhere.
+	segs, err := a.Inputs(src.Partitions)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}

@@ -6,8 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kseg/kseg/internal/explain"
+	"github.com/kseg/kseg/internal/source"
 	"github.com/kseg/kseg/report"
-	"github.com/kseg/kseg/segment"
 )
 
 func init() { subcommands = append(subcommands, newExplainCmd) }
@@ -37,6 +37,7 @@ Exit status: 0 ok, 2 usage, 3 unreadable input.`
 
 func newExplainCmd() *cobra.Command {
 	var asJSON, batches, advise bool
+	var sf source.Flags
 	c := &cobra.Command{
 		Use:     "explain PATH...",
 		Short:   "Infer each batch's cut reason and the producer settings that made a log",
@@ -44,33 +45,38 @@ func newExplainCmd() *cobra.Command {
 		Example: "  kseg explain testdata/segments/seed/u05-small-0\n  kseg explain --batches run/\n  kseg explain --json /var/lib/kafka/orders-0",
 		Args:    needPaths("explain needs at least one PATH (a segment file, partition directory or log directory)"),
 		RunE: func(c *cobra.Command, args []string) error {
-			parts, err := segment.Partitions(args)
-			if err != nil {
-				return withCode(ExitBadInput, err)
-			}
-			res, err := explain.Run(parts)
-			if err != nil {
-				return withCode(ExitBadInput, err)
-			}
-			if asJSON {
-				return report.ExplainJSON(c.OutOrStdout(), res)
-			}
-			if err := report.ExplainText(c.OutOrStdout(), res, batches); err != nil || !advise {
-				return err
-			}
-			advice := make([]*explain.Advice, len(res.Producers))
-			for i, p := range res.Producers {
-				if advice[i], err = p.Advise(); err != nil {
-					return withCode(ExitInternal, fmt.Errorf("advice for %s producer %d: %w", p.Topic, p.ProducerID, err))
-				}
-			}
-			fmt.Fprintln(c.OutOrStdout())
-			return report.ExplainAdvice(c.OutOrStdout(), res, advice)
+			return withSource(&sf, func(src *source.Set) error { return runExplain(c, src, args, asJSON, batches, advise) })
 		},
 	}
 	fs := c.Flags()
 	fs.BoolVar(&asJSON, "json", false, "NDJSON: one object per batch, then one per partition and producer")
 	fs.BoolVar(&batches, "batches", false, "list every batch with its cut and evidence")
 	fs.BoolVar(&advise, "advice", false, "run the reference producer on the log's workload at the inferred settings and with the setting behind the dominant cut changed")
+	addSourceFlags(c, &sf)
 	return c
+}
+
+func runExplain(c *cobra.Command, src *source.Set, args []string, asJSON, batches, advise bool) error {
+	parts, err := src.Partitions(args)
+	if err != nil {
+		return withCode(ExitBadInput, err)
+	}
+	res, err := explain.Run(parts)
+	if err != nil {
+		return withCode(ExitBadInput, err)
+	}
+	if asJSON {
+		return report.ExplainJSON(c.OutOrStdout(), res)
+	}
+	if err := report.ExplainText(c.OutOrStdout(), res, batches); err != nil || !advise {
+		return err
+	}
+	advice := make([]*explain.Advice, len(res.Producers))
+	for i, p := range res.Producers {
+		if advice[i], err = p.Advise(); err != nil {
+			return withCode(ExitInternal, fmt.Errorf("advice for %s producer %d: %w", p.Topic, p.ProducerID, err))
+		}
+	}
+	fmt.Fprintln(c.OutOrStdout())
+	return report.ExplainAdvice(c.OutOrStdout(), res, advice)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kseg/kseg/internal/atomicfile"
+	"github.com/kseg/kseg/internal/source"
 	"github.com/kseg/kseg/report"
 )
 
@@ -44,13 +45,16 @@ type reportFlags struct {
 
 func newReportCmd() *cobra.Command {
 	var f reportFlags
+	var sf source.Flags
 	c := &cobra.Command{
 		Use:     "report PATH... --out FILE.html",
 		Short:   "Write an HTML page with charts of batching, sequences and codecs",
 		Long:    reportLong,
 		Example: "  kseg report testdata/segments/seed --out seed.html\n  kseg report --batch-size 1024 --force --out sweep.html sweep/\n  kseg report simulated/ broker-copy/ --out compare.html",
 		Args:    needPaths("report needs at least one PATH (a log directory, partition directory or segment file)"),
-		RunE:    func(c *cobra.Command, args []string) error { return runReport(c, &f, args) },
+		RunE: func(c *cobra.Command, args []string) error {
+			return withSource(&sf, func(src *source.Set) error { return runReport(c, &f, src, args) })
+		},
 	}
 	fs := c.Flags()
 	fs.SortFlags = false
@@ -61,10 +65,11 @@ func newReportCmd() *cobra.Command {
 	fs.BoolVar(&f.noAudit, "no-audit", false, "skip the producer audit (no findings marked)")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	fs.BoolVar(&f.explain, "explain", false, "colour each batch's point by its cut reason and show the inferred producer settings (kseg explain)")
+	addSourceFlags(c, &sf)
 	return c
 }
 
-func runReport(c *cobra.Command, f *reportFlags, args []string) error {
+func runReport(c *cobra.Command, f *reportFlags, src *source.Set, args []string) error {
 	if f.out == "" {
 		return withCode(ExitUsage, errors.New("report needs --out FILE.html"))
 	}
@@ -83,8 +88,10 @@ func runReport(c *cobra.Command, f *reportFlags, args []string) error {
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	prog := report.NewProgress(c.ErrOrStderr(), showProgress(c, f.quiet, false), "report", 2*report.TotalBytes(runs))
-	err = report.Collect(runs, report.CollectOptions{Audit: !f.noAudit, Explain: f.explain, Progress: prog})
+	co := report.CollectOptions{Audit: !f.noAudit, Explain: f.explain, Walk: src.Partitions, Coordinators: src}
+	co.Progress = report.NewProgress(c.ErrOrStderr(), showProgress(c, f.quiet, false), "report", 2*report.TotalBytes(runs, co))
+	err = report.Collect(runs, co)
+	prog := co.Progress
 	prog.Done()
 	if err != nil {
 		return withCode(ExitBadInput, err)

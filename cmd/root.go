@@ -13,6 +13,7 @@ import (
 
 	"github.com/kseg/kseg/content"
 	"github.com/kseg/kseg/internal/dump"
+	"github.com/kseg/kseg/internal/source"
 	"github.com/kseg/kseg/report"
 	"github.com/kseg/kseg/segment"
 )
@@ -97,8 +98,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	for _, add := range subcommands {
 		root.AddCommand(add())
 	}
-	addRemoteFlags(root) // cmd/source_remote.go
-	addSourceFlags(root)
+	source.AddRemote(root.PersistentFlags()) // lts:// and s3:// options, for every command
 	// cobra adds help and completion lazily; add them now to give them
 	// examples like every other command.
 	root.InitDefaultHelpCmd()

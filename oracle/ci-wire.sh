@@ -7,8 +7,9 @@
 # 1,000 partitions). The wire reads
 # are repeated with a fetch size small enough to split batches across responses. Then the error
 # cases: a missing topic and an unreachable broker give one error line and exit 3; then
-# oracle/wire-secure.sh (SASL_PLAINTEXT and SASL_SSL listeners) and oracle/wire-cluster.sh (a
-# 3-node cluster losing a node mid-run).
+# oracle/wire-secure.sh (SASL_PLAINTEXT and SASL_SSL listeners), oracle/wire-cluster.sh (a
+# 3-node cluster losing a node mid-run) and oracle/wire-txn.sh (hanging transactions: audit and
+# report judge them alike).
 # Last line: "oracle-wire: N passed, M failed".
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -147,6 +148,14 @@ if bash "$ORACLE/wire-cluster.sh" "$KSEG" >"$OUT/cluster.log" 2>&1; then
   grep '^wire-cluster: ' "$OUT/cluster.log" | tail -n 3
 else
   fail "wire-cluster: $(grep FAIL "$OUT/cluster.log" | head -n 5; tail -n 3 "$OUT/cluster.log")"
+fi
+
+# Hanging transactions: kseg audit and kseg report judge them alike against the coordinators.
+if bash "$ORACLE/wire-txn.sh" >"$OUT/txn.log" 2>&1; then
+  pass
+  tail -n 1 "$OUT/txn.log"
+else
+  fail "wire-txn: $(grep -A 20 FAIL "$OUT/txn.log" | head -n 25; tail -n 3 "$OUT/txn.log")"
 fi
 
 echo "oracle-wire: $PASS passed, $FAIL failed"

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,7 +139,7 @@ type Run struct {
 func ResolveRuns(paths []string) ([]Run, error) {
 	var runs []Run
 	for _, p := range paths {
-		if strings.Contains(p, "://") { // a source a scheme resolves (segment.RegisterScheme)
+		if strings.Contains(p, "://") { // a source the command's sources resolve (kafka://, lts://, s3://)
 			runs = append(runs, Run{Name: p, Path: p})
 			continue
 		}
@@ -204,6 +205,19 @@ type CollectOptions struct {
 	Audit    bool // run the producer audit of each partition
 	Explain  bool // infer each batch's cut and the producer settings (kseg explain)
 	Progress *Progress
+	// Walk expands a run's path into partitions (nil: segment.Partitions,
+	// local paths only): the command's sources.
+	Walk func([]string) ([]segment.Partition, error)
+	// Coordinators, when set, judge the open transactions of partitions
+	// read from a cluster (audit.CheckTransactions).
+	Coordinators audit.Coordinators
+}
+
+func (o CollectOptions) walk(paths []string) ([]segment.Partition, error) {
+	if o.Walk == nil {
+		return segment.Partitions(paths)
+	}
+	return o.Walk(paths)
 }
 
 // Collect reads each run's partitions: count statistics (with the
@@ -212,7 +226,7 @@ type CollectOptions struct {
 func Collect(runs []Run, opts CollectOptions) error {
 	for i := range runs {
 		r := &runs[i]
-		parts, err := segment.Partitions([]string{r.Path})
+		parts, err := opts.walk([]string{r.Path})
 		if err != nil {
 			return err
 		}
@@ -251,10 +265,10 @@ func Collect(runs []Run, opts CollectOptions) error {
 }
 
 // TotalBytes is the size of the runs' segment files, for progress.
-func TotalBytes(runs []Run) int64 {
+func TotalBytes(runs []Run, opts CollectOptions) int64 {
 	var n int64
 	for _, r := range runs {
-		parts, err := segment.Partitions([]string{r.Path})
+		parts, err := opts.walk([]string{r.Path})
 		if err != nil {
 			continue
 		}
@@ -302,23 +316,8 @@ func collectPartition(p *segment.Partition, opts CollectOptions) (*PartitionData
 	pd.Points, pd.Stride = smp.final()
 	if opts.Audit {
 		// Audit what was named: the whole directory, or just the files given.
-		paths := []string{p.Dir}
-		if p.Explicit() {
-			paths = paths[:0]
-			for _, seg := range p.Segments {
-				paths = append(paths, seg.Path)
-			}
-		}
-		aps, err := audit.Partitions(paths)
-		switch {
-		case err != nil:
+		if err := keepAudit(pd, audit.FromSegments(p), opts.Coordinators); err != nil {
 			pd.AuditErr = err.Error()
-		case len(aps) != 1:
-			pd.AuditErr = "partition not found by the audit"
-		default:
-			if err := keepAudit(pd, aps[0]); err != nil {
-				pd.AuditErr = err.Error()
-			}
 		}
 	}
 	return pd, nil
@@ -360,9 +359,13 @@ func addExplained(pd *PartitionData, p *segment.Partition, ex *explain.Result) {
 // keepAudit audits the partition and keeps of its findings only what the
 // page shows (PartitionData.Audit): the audit streams the rest through a
 // temporary file, dropped here.
-func keepAudit(pd *PartitionData, p *audit.Partition) error {
+func keepAudit(pd *PartitionData, p *audit.Partition, coord audit.Coordinators) error {
 	r, err := audit.RunStream(p, audit.Options{})
 	if err != nil {
+		return err
+	}
+	if err := audit.CheckTransactions(context.Background(), r, coord); err != nil { // as kseg audit does
+		r.Close()
 		return err
 	}
 	var table []audit.Finding

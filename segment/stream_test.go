@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/kseg/kseg/batch"
@@ -299,17 +300,23 @@ func TestStreamReadErrorStops(t *testing.T) {
 	}
 }
 
-// TestSchemeResolver: a registered scheme's partitions flow through the
-// same counting and iteration as files.
+// TestSchemeResolver: the partitions a resolver gives PartitionsVia flow
+// through the same counting and iteration as files.
 func TestSchemeResolver(t *testing.T) {
 	data := testSegment(t, 5, batch.CodecNone, batch.CodecGzip)
 	opened := 0
-	RegisterScheme("mem-test", func(arg string) ([]Partition, error) {
+	resolve := func(arg string) ([]Partition, bool, error) {
+		if !strings.HasPrefix(arg, "mem-test://") {
+			return nil, false, nil
+		}
 		seg := Segment{Path: arg + "/00000000000000000000.log", Size: int64(len(data)),
 			Open: func() (Source, io.Closer, error) { opened++; return BytesSource(arg, data), nil, nil }}
-		return []Partition{NewRemotePartition("t", 0, arg, []Segment{seg})}, nil
-	})
-	ps, err := Partitions([]string{"mem-test://x/t/0"})
+		return []Partition{NewRemotePartition("t", 0, arg, []Segment{seg})}, true, nil
+	}
+	if _, err := Partitions([]string{"mem-test://x/t/0"}); err == nil {
+		t.Fatal("Partitions resolved a URL: it walks local paths only")
+	}
+	ps, err := PartitionsVia([]string{"mem-test://x/t/0"}, resolve)
 	if err != nil || len(ps) != 1 || ps[0].Name() != "t-0" {
 		t.Fatalf("partitions %+v, err %v", ps, err)
 	}

@@ -66,25 +66,10 @@ type Segment struct {
 	unnamed bool
 }
 
-// Resolver turns a source argument with a scheme ("kafka://...",
-// "s3://...") into partitions whose segments have Open set.
-type Resolver func(arg string) ([]Partition, error)
-
-var resolvers = map[string]Resolver{}
-
-// RegisterScheme makes Partitions hand arguments "scheme://..." to r. The
-// packages that read from a cluster or a remote store register themselves.
-func RegisterScheme(scheme string, r Resolver) { resolvers[scheme] = r }
-
-// schemeOf returns the registered resolver of arg, if arg names one.
-func schemeOf(arg string) (Resolver, bool) {
-	i := strings.Index(arg, "://")
-	if i <= 0 {
-		return nil, false
-	}
-	r, ok := resolvers[arg[:i]]
-	return r, ok
-}
+// Resolver resolves a source argument that is not a local path
+// ("kafka://...", "s3://...") into partitions whose segments have Open
+// set; ok is false when arg is a path, which PartitionsVia then walks.
+type Resolver func(arg string) (parts []Partition, ok bool, err error)
 
 // NewRemotePartition is a partition assembled from segments held elsewhere
 // (Dir is a name for it, such as the source argument).
@@ -109,8 +94,14 @@ func (p *Partition) Name() string {
 // sub-directories are the partitions. Files named directly are grouped by
 // directory, in offset order. Partitions are sorted by topic, then
 // partition number, then directory; a partition reached twice is listed
-// once.
+// once. Every argument is a local path (see PartitionsVia for others).
 func Partitions(paths []string) ([]Partition, error) {
+	return PartitionsVia(paths, nil)
+}
+
+// PartitionsVia is Partitions with the arguments resolve claims resolved
+// by it (nil: none), their partitions merged and sorted with the others.
+func PartitionsVia(paths []string, resolve Resolver) ([]Partition, error) {
 	var out []Partition
 	byDir := map[string]int{} // cleaned dir -> index in out
 	add := func(p Partition) {
@@ -130,15 +121,17 @@ func Partitions(paths []string) ([]Partition, error) {
 		out = append(out, p)
 	}
 	for _, path := range paths {
-		if r, ok := schemeOf(path); ok {
-			ps, err := r(path)
+		if resolve != nil {
+			ps, ok, err := resolve(path)
 			if err != nil {
 				return nil, err
 			}
-			for _, p := range ps {
-				add(p)
+			if ok {
+				for _, p := range ps {
+					add(p)
+				}
+				continue
 			}
-			continue
 		}
 		st, err := os.Stat(path)
 		if err != nil {

@@ -49,36 +49,48 @@ func FromSources(name string, srcs ...segment.Source) *Partition {
 // and adds the files the audit compares the log against. An error holds a
 // *segment.Error naming the path (at byte -1).
 func Partitions(paths []string) ([]*Partition, error) {
-	parts, err := segment.Partitions(paths)
+	return PartitionsFrom(paths, segment.Partitions)
+}
+
+// PartitionsFrom is Partitions with the paths expanded by walk (a
+// command's sources, which read kafka:// and remote stores too).
+func PartitionsFrom(paths []string, walk func([]string) ([]segment.Partition, error)) ([]*Partition, error) {
+	parts, err := walk(paths)
 	if err != nil {
-		return nil, locate(failingPath(paths), -1, err)
+		return nil, locate(failingPath(paths, walk), -1, err)
 	}
 	out := make([]*Partition, 0, len(parts))
-	for _, sp := range parts {
-		p := &Partition{Name: filepath.Base(sp.Dir), Dir: sp.Dir}
-		if sp.Explicit() {
-			for _, s := range sp.Segments {
-				p.Logs = append(p.Logs, s.Path)
-				if s.Open != nil {
-					p.Remote = sp.Segments
-				}
-			}
-		} else {
-			p.fill(sp.Listing()) // the walker's listing: the directory is read once
-		}
-		out = append(out, p)
+	for i := range parts {
+		out = append(out, FromSegments(&parts[i]))
 	}
 	return out, nil
 }
 
-// failingPath is the path segment.Partitions fails on, found by trying
-// each alone ("" when none fails alone).
-func failingPath(paths []string) string {
+// FromSegments is the audit's partition of a walked one: the files named,
+// or the whole directory with the files the log is compared against.
+func FromSegments(sp *segment.Partition) *Partition {
+	p := &Partition{Name: filepath.Base(sp.Dir), Dir: sp.Dir}
+	if sp.Explicit() {
+		for _, s := range sp.Segments {
+			p.Logs = append(p.Logs, s.Path)
+			if s.Open != nil {
+				p.Remote = sp.Segments
+			}
+		}
+	} else {
+		p.fill(sp.Listing()) // the walker's listing: the directory is read once
+	}
+	return p
+}
+
+// failingPath is the path walk fails on, found by trying each alone (""
+// when none fails alone).
+func failingPath(paths []string, walk func([]string) ([]segment.Partition, error)) string {
 	if len(paths) == 1 {
 		return paths[0]
 	}
 	for _, p := range paths {
-		if _, err := segment.Partitions([]string{p}); err != nil {
+		if _, err := walk([]string{p}); err != nil {
 			return p
 		}
 	}

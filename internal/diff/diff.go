@@ -77,11 +77,17 @@ type Header struct {
 // records, record contents are compared too (control batches' records
 // are not).
 func Compare(a, b string, records bool) (*Result, error) {
-	pa, err := segment.Partitions([]string{a})
+	return CompareFrom(a, b, records, segment.Partitions)
+}
+
+// CompareFrom is Compare with a and b expanded by walk (a command's
+// sources, which read kafka:// and remote stores too).
+func CompareFrom(a, b string, records bool, walk func([]string) ([]segment.Partition, error)) (*Result, error) {
+	pa, err := walk([]string{a})
 	if err != nil {
 		return nil, err
 	}
-	pb, err := segment.Partitions([]string{b})
+	pb, err := walk([]string{b})
 	if err != nil {
 		return nil, err
 	}

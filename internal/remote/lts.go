@@ -1,8 +1,7 @@
 // Package remote reads Kafka segments held in tiered (remote) storage as
 // segment.Partitions: Kafka's LocalTieredStorage directory (lts://) and
 // S3-compatible object stores laid out by Aiven's
-// tiered-storage-for-apache-kafka plugin (s3://). Both register a scheme
-// with segment.RegisterScheme; importing the package is enough.
+// tiered-storage-for-apache-kafka plugin (s3://), resolved by Resolve.
 //
 // Options ride on the source argument as a query string, so that every
 // command (kseg dump's kafka-dump-log argument list included) takes them the
@@ -23,7 +22,8 @@
 //	rsa-key=FILE      PEM RSA private key for encrypted Aiven segments
 //
 // The same options can be given once for all arguments with kseg's flags
-// --rsa-key, --s3-endpoint, --s3-region and --s3-path-style (Defaults).
+// --rsa-key, --s3-endpoint, --s3-region and --s3-path-style (Resolve's
+// defaults).
 // Credentials come from the usual AWS chain (environment, shared files,
 // instance roles); AWS_REGION and AWS_ENDPOINT_URL_S3 work as in the AWS CLI.
 package remote
@@ -42,14 +42,20 @@ import (
 	"github.com/kseg/kseg/segment"
 )
 
-// Defaults are options that apply to every source argument that does not
-// set them itself (kseg's --rsa-key, --s3-endpoint, --s3-region and
-// --s3-path-style flags fill it).
-var Defaults = url.Values{}
-
-func init() {
-	segment.RegisterScheme("lts", resolveLTS)
-	segment.RegisterScheme("s3", resolveS3)
+// Resolve turns an lts:// or s3:// argument into partitions; ok is false
+// for any other argument. defaults are options that apply when arg does
+// not set them itself (kseg's --rsa-key, --s3-endpoint, --s3-region and
+// --s3-path-style flags).
+func Resolve(arg string, defaults url.Values) (parts []segment.Partition, ok bool, err error) {
+	switch {
+	case strings.HasPrefix(arg, "lts://"):
+		parts, err = resolveLTS(arg, defaults)
+	case strings.HasPrefix(arg, "s3://"):
+		parts, err = resolveS3(arg, defaults)
+	default:
+		return nil, false, nil
+	}
+	return parts, true, err
 }
 
 // ltsPartitionDir is LocalTieredStorage's RemoteTopicPartitionDirectory
@@ -64,7 +70,7 @@ var (
 )
 
 // splitArg splits "scheme://rest?query" into rest and its options.
-func splitArg(arg, scheme string) (string, url.Values, error) {
+func splitArg(arg, scheme string, defaults url.Values) (string, url.Values, error) {
 	rest := strings.TrimPrefix(arg, scheme+"://")
 	var q url.Values
 	if i := strings.IndexByte(rest, '?'); i >= 0 {
@@ -74,7 +80,7 @@ func splitArg(arg, scheme string) (string, url.Values, error) {
 		}
 		rest = rest[:i]
 	}
-	for k, v := range Defaults {
+	for k, v := range defaults {
 		if _, ok := q[k]; !ok && len(v) > 0 {
 			if q == nil {
 				q = url.Values{}
@@ -96,8 +102,8 @@ func splitArg(arg, scheme string) (string, url.Values, error) {
 // storage directory (the one holding kafka-tiered-storage/, or that
 // directory itself) or one of its <topic>-<partition>-<topicId>
 // directories.
-func resolveLTS(arg string) ([]segment.Partition, error) {
-	dir, q, err := splitArg(arg, "lts")
+func resolveLTS(arg string, defaults url.Values) ([]segment.Partition, error) {
+	dir, q, err := splitArg(arg, "lts", defaults)
 	if err != nil {
 		return nil, err
 	}

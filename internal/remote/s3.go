@@ -66,8 +66,8 @@ type aivenSegment struct {
 // resolveS3 reads s3://BUCKET/PREFIX[/TOPIC-PARTITION][?options]: the
 // segments the Aiven plugin wrote under PREFIX, one partition per
 // <topic>-<topicId>/<partition>, or only TOPIC-PARTITION's.
-func resolveS3(arg string) ([]segment.Partition, error) {
-	rest, q, err := splitArg(arg, "s3")
+func resolveS3(arg string, defaults url.Values) ([]segment.Partition, error) {
+	rest, q, err := splitArg(arg, "s3", defaults)
 	if err != nil {
 		return nil, err
 	}

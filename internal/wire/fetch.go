@@ -22,7 +22,7 @@ import (
 
 // partReader is one partition's offset range; open starts fetching it.
 type partReader struct {
-	cc        *cluster
+	cc        *Cluster
 	name      string
 	topic     string
 	id        kadm.TopicID

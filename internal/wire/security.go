@@ -9,7 +9,6 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
@@ -110,8 +109,8 @@ func FromProperties(props map[string]string) (Security, error) {
 	return s, nil
 }
 
-// Build makes the TLS configuration and SASL mechanism s asks for; the
-// password is registered for redaction.
+// Build makes the TLS configuration and SASL mechanism s asks for. The
+// caller keeps s.Password to cut it from what it prints.
 func (s Security) Build() (*tls.Config, sasl.Mechanism, error) {
 	useTLS := s.TLS || s.Protocol == "SSL" || s.Protocol == "SASL_SSL" || s.CAFile != "" || s.CAPEM != "" || s.CertFile != ""
 	useSASL := s.Mechanism != "" || s.Protocol == "SASL_PLAINTEXT" || s.Protocol == "SASL_SSL"
@@ -194,7 +193,6 @@ func (s Security) Build() (*tls.Config, sasl.Mechanism, error) {
 		if s.Password == "" {
 			return nil, nil, fmt.Errorf("%w: SASL %s needs a password (from $KSEG_SASL_PASSWORD, --sasl-password-env VAR or sasl.jaas.config password=)", ErrConfig, s.Mechanism)
 		}
-		AddSecret(s.Password)
 		switch s.Mechanism {
 		case "PLAIN":
 			mech = plain.Auth{User: s.User, Pass: s.Password}.AsMechanism()
@@ -207,29 +205,4 @@ func (s Security) Build() (*tls.Config, sasl.Mechanism, error) {
 		}
 	}
 	return tc, mech, nil
-}
-
-var (
-	secretMu sync.Mutex
-	secrets  []string
-)
-
-// AddSecret registers a string that Redact removes from any text.
-func AddSecret(s string) {
-	if len(s) < 1 {
-		return
-	}
-	secretMu.Lock()
-	defer secretMu.Unlock()
-	secrets = append(secrets, s)
-}
-
-// Redact replaces every registered secret in s.
-func Redact(s string) string {
-	secretMu.Lock()
-	defer secretMu.Unlock()
-	for _, x := range secrets {
-		s = strings.ReplaceAll(s, x, "[redacted]")
-	}
-	return s
 }

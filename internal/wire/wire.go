@@ -14,13 +14,11 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -115,23 +113,8 @@ const (
 	MaxFetchBytes     = 1 << 30 // the largest size a single batch is re-fetched with
 )
 
-var (
-	cfgMu   sync.Mutex
-	cfg     Config
-	clients = map[string]*cluster{}
-)
-
-// Configure sets how the sources resolved from now on are reached.
-func Configure(c Config) {
-	cfgMu.Lock()
-	defer cfgMu.Unlock()
-	cfg = c
-}
-
-func current() Config {
-	cfgMu.Lock()
-	defer cfgMu.Unlock()
-	c := cfg
+// withDefaults fills the zero fields of c with the defaults.
+func (c Config) withDefaults() Config {
 	if c.FetchBytes <= 0 {
 		c.FetchBytes = DefaultFetchBytes
 	}
@@ -146,28 +129,6 @@ func current() Config {
 	}
 	return c
 }
-
-// CloseAll closes the connections opened by the sources resolved so far
-// and forgets them and the registered secrets (a command is over).
-func CloseAll() {
-	cfgMu.Lock()
-	defer cfgMu.Unlock()
-	for k, c := range clients {
-		c.cl.Close()
-		delete(clients, k)
-	}
-	openMu.Lock()
-	clear(opens)
-	openMu.Unlock()
-	segMu.Lock()
-	clear(segs)
-	segMu.Unlock()
-	secretMu.Lock()
-	secrets = nil
-	secretMu.Unlock()
-}
-
-func init() { segment.RegisterScheme("kafka", Resolve) }
 
 // URL is a parsed kafka:// source.
 type URL struct {
@@ -216,21 +177,19 @@ func ParseURL(s string) (URL, error) {
 	return u, nil
 }
 
-// cluster is one client per broker list, shared by the sources on it.
-type cluster struct {
-	cl  *kgo.Client
-	adm *kadm.Client
-	cfg Config
-	key string
+// Cluster is a client of one cluster (one broker list), shared by the
+// sources on it. Close it when the command is over.
+type Cluster struct {
+	cl      *kgo.Client
+	adm     *kadm.Client
+	cfg     Config
+	brokers []string
 }
 
-func connect(brokers []string, c Config) (*cluster, error) {
-	key := strings.Join(brokers, ",")
-	cfgMu.Lock()
-	defer cfgMu.Unlock()
-	if cc, ok := clients[key]; ok {
-		return cc, nil
-	}
+// Connect makes the client of the cluster at brokers (no request is sent
+// yet).
+func Connect(brokers []string, c Config) (*Cluster, error) {
+	c = c.withDefaults()
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(brokers...),
 		kgo.ClientID("kseg"),
@@ -253,25 +212,18 @@ func connect(brokers []string, c Config) (*cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	cc := &cluster{cl: cl, adm: kadm.NewClient(cl), cfg: c, key: key}
-	clients[key] = cc
-	return cc, nil
+	return &Cluster{cl: cl, adm: kadm.NewClient(cl), cfg: c, brokers: brokers}, nil
 }
 
-// Resolve turns a kafka:// argument into partitions (the segment scheme
-// resolver). Each partition has one segment, named
+// Close closes the cluster's connections.
+func (cc *Cluster) Close() { cc.cl.Close() }
+
+// Partitions turns the kafka:// argument arg, parsed as u, into
+// partitions. Each partition has one segment, named
 // kafka://BROKERS/TOPIC-P/<20-digit from offset>.log, whose bytes are
 // fetched when it is opened.
-func Resolve(arg string) ([]segment.Partition, error) {
-	u, err := ParseURL(arg)
-	if err != nil {
-		return nil, err
-	}
-	c := current()
-	cc, err := connect(u.Brokers, c)
-	if err != nil {
-		return nil, err
-	}
+func (cc *Cluster) Partitions(arg string, u URL) ([]segment.Partition, error) {
+	c := cc.cfg
 	ctx, cancel := context.WithTimeout(context.Background(), 2*c.Timeout)
 	defer cancel()
 	topics, err := cc.topics(ctx, u)
@@ -290,10 +242,6 @@ func Resolve(arg string) ([]segment.Partition, error) {
 			pr.name = name
 			seg := segment.Segment{Path: name, BaseOffset: r.from, Size: 0, Open: pr.open}
 			out = append(out, segment.NewRemotePartition(td.Topic, r.partition, name[:strings.LastIndex(name, "/")], []segment.Segment{seg}))
-			registerOpen(name, pr.open)
-			segMu.Lock()
-			segs[name] = pr
-			segMu.Unlock()
 		}
 	}
 	return out, nil
@@ -312,39 +260,7 @@ func redact(s string) string {
 	return s
 }
 
-var (
-	segMu sync.Mutex
-	segs  = map[string]*partReader{} // segment name -> its partition, for the audit
-)
-
-var (
-	openMu sync.Mutex
-	opens  = map[string]func() (segment.Source, io.Closer, error){}
-)
-
-// Open gives the source of a segment name that Resolve returned (dump
-// opens segments by name).
-func Open(name string) (segment.Source, func() error, bool, error) {
-	openMu.Lock()
-	f, ok := opens[name]
-	openMu.Unlock()
-	if !ok {
-		return segment.Source{}, nil, false, nil
-	}
-	src, c, err := f()
-	if err != nil {
-		return src, nil, true, err
-	}
-	return src, c.Close, true, nil
-}
-
-func registerOpen(name string, f func() (segment.Source, io.Closer, error)) {
-	openMu.Lock()
-	defer openMu.Unlock()
-	opens[name] = f
-}
-
-func (cc *cluster) topics(ctx context.Context, u URL) ([]kadm.TopicDetail, error) {
+func (cc *Cluster) topics(ctx context.Context, u URL) ([]kadm.TopicDetail, error) {
 	var md kadm.Metadata
 	var err error
 	pattern := !topicName.MatchString(u.Topic)
@@ -389,7 +305,7 @@ type prange struct {
 
 // ranges resolves the offsets [from, to) of the partitions of td (only
 // partition p when p >= 0).
-func (cc *cluster) ranges(ctx context.Context, td kadm.TopicDetail, p int32, from, to Bound) ([]prange, error) {
+func (cc *Cluster) ranges(ctx context.Context, td kadm.TopicDetail, p int32, from, to Bound) ([]prange, error) {
 	if p >= 0 {
 		if _, ok := td.Partitions[p]; !ok {
 			return nil, fmt.Errorf("topic %s has no partition %d (it has %d): %w", td.Topic, p, len(td.Partitions), ErrUnknownTopic)

@@ -1,0 +1,136 @@
+package source
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kseg/kseg/internal/wire"
+)
+
+// FlagHelp is what a command that takes the flags adds to its help.
+const FlagHelp = `kafka://HOST:PORT[,HOST:PORT...]/TOPIC[/PARTITION] reads batches from a live
+cluster (every partition when none is named; TOPIC may be a regular expression).`
+
+// Flags are a command's source flags: the kafka:// flags Add gives it,
+// and the remote-store flags (AddRemote) it has or inherits.
+type Flags struct {
+	from, to      string
+	commandConfig string
+	tls           bool
+	tlsCA         string
+	tlsCert       string
+	tlsKey        string
+	saslMechanism string
+	saslUser      string
+	saslPassEnv   string
+	fetchBytes    int
+
+	fs *pflag.FlagSet // where the remote flags are looked up
+}
+
+// Add adds the kafka:// flags to fs. The remote-store flags are looked up
+// in fs too when Options runs (cobra merges inherited flags into it).
+func (f *Flags) Add(fs *pflag.FlagSet) {
+	f.fs = fs
+	fs.StringVar(&f.from, "from", "", "kafka:// sources: first offset: earliest|latest|OFFSET|@RFC3339|@MILLIS (default earliest)")
+	fs.StringVar(&f.to, "to", "", "kafka:// sources: end offset, exclusive, likewise (default latest: the high watermark)")
+	fs.StringVar(&f.commandConfig, "command-config", "", "kafka:// sources: Kafka client properties (security.protocol, sasl.*, ssl.* with PEM files)")
+	fs.BoolVar(&f.tls, "tls", false, "kafka:// sources: connect with TLS")
+	fs.StringVar(&f.tlsCA, "tls-ca", "", "kafka:// sources: PEM file of the CA certificates to trust")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "kafka:// sources: PEM client certificate")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "kafka:// sources: PEM client key")
+	fs.StringVar(&f.saslMechanism, "sasl-mechanism", "", "kafka:// sources: PLAIN|SCRAM-SHA-256|SCRAM-SHA-512")
+	fs.StringVar(&f.saslUser, "sasl-user", "", "kafka:// sources: SASL user")
+	fs.StringVar(&f.saslPassEnv, "sasl-password-env", "KSEG_SASL_PASSWORD", "kafka:// sources: environment variable holding the SASL password")
+	fs.IntVar(&f.fetchBytes, "fetch-bytes", wire.DefaultFetchBytes, "kafka:// sources: bytes asked for per Fetch (a larger batch is fetched whole)")
+}
+
+// remoteFlags are the flags of the lts:// and s3:// options: flag name,
+// option name (see package remote), help.
+var remoteFlags = []struct{ name, option, usage string }{
+	{"rsa-key", "rsa-key", "PEM RSA private key for encrypted remote segments (Aiven plugin)"},
+	{"s3-endpoint", "endpoint", "S3 endpoint URL (S3-compatible stores); default: the AWS chain"},
+	{"s3-region", "region", "S3 region; default: the AWS chain (AWS_REGION, profile)"},
+	{"s3-path-style", "path-style", "path-style S3 addressing"},
+}
+
+// AddRemote adds the remote-store flags (--rsa-key, --s3-endpoint,
+// --s3-region, --s3-path-style) to fs.
+func AddRemote(fs *pflag.FlagSet) {
+	for _, r := range remoteFlags {
+		fs.String(r.name, "", r.usage)
+		if r.name == "s3-path-style" {
+			fs.Lookup(r.name).NoOptDefVal = "true"
+		}
+	}
+}
+
+// SetRemote sets the remote option of the flag named flag (rsa-key,
+// s3-endpoint, s3-region, s3-path-style); other names are ignored.
+func (o *Options) SetRemote(flag, value string) {
+	for _, r := range remoteFlags {
+		if r.name == flag {
+			if o.Remote == nil {
+				o.Remote = url.Values{}
+			}
+			o.Remote.Set(r.option, value)
+		}
+	}
+}
+
+// Options builds the options the flags give; its errors are usage errors.
+func (f *Flags) Options() (Options, error) {
+	var o Options
+	if f.fs != nil {
+		for _, r := range remoteFlags {
+			if fl := f.fs.Lookup(r.name); fl != nil && fl.Changed {
+				o.SetRemote(r.name, fl.Value.String())
+			}
+		}
+	}
+	c := &o.Wire
+	var err error
+	if c.From, err = wire.ParseBound(f.from); err != nil {
+		return o, fmt.Errorf("--from %w", err)
+	}
+	if c.To, err = wire.ParseBound(f.to); err != nil {
+		return o, fmt.Errorf("--to %w", err)
+	}
+	if f.fetchBytes <= 0 || f.fetchBytes > wire.MaxFetchBytes {
+		return o, fmt.Errorf("--fetch-bytes %d: want 1..%d", f.fetchBytes, wire.MaxFetchBytes)
+	}
+	c.FetchBytes = int32(f.fetchBytes)
+	var sec wire.Security
+	if f.commandConfig != "" {
+		props, err := wire.ReadProperties(f.commandConfig)
+		if err != nil {
+			return o, fmt.Errorf("--command-config: %w", err)
+		}
+		if sec, err = wire.FromProperties(props); err != nil {
+			return o, fmt.Errorf("--command-config %s: %w", f.commandConfig, err)
+		}
+	}
+	sec.TLS = sec.TLS || f.tls
+	for _, kv := range []struct {
+		dst *string
+		v   string
+	}{{&sec.CAFile, f.tlsCA}, {&sec.CertFile, f.tlsCert}, {&sec.KeyFile, f.tlsKey}, {&sec.Mechanism, strings.ToUpper(f.saslMechanism)}, {&sec.User, f.saslUser}} {
+		if kv.v != "" {
+			*kv.dst = kv.v
+		}
+	}
+	if p := os.Getenv(f.saslPassEnv); p != "" && f.saslPassEnv != "" {
+		sec.Password = p
+	}
+	if sec.Password != "" {
+		o.Secrets = append(o.Secrets, sec.Password)
+	}
+	if c.TLS, c.SASL, err = sec.Build(); err != nil {
+		return o, err
+	}
+	return o, nil
+}
