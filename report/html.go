@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kseg/kseg/internal/explain"
+	"github.com/kseg/kseg/segment"
 )
 
 // HTMLOptions tune the HTML report.
@@ -91,7 +92,7 @@ func WriteHTML(w io.Writer, runs []Run, opt HTMLOptions) error {
 			pd := &r.Partitions[i]
 			s := pd.Stats
 			fmt.Fprintf(&sb, "<tr data-run=\"%s\" data-partition=\"%s\"><td>%s</td><td><a href=\"#p-%s\">%s</a></td><td class=n>%d</td><td class=n>%d</td><td>%s</td><td class=n>%.0f</td>",
-				e(r.Name), e(pd.Name), e(r.Name), e(anchor(pd.Name)), e(pd.Name), s.Batches, s.Records, e(clip(Histogram(s.RecordsPerBatch), 80)), s.AvgBytes())
+				e(r.Name), e(pd.Name), e(r.Name), e(anchor(pd.Name)), e(pd.Name), s.Batches, s.Records, e(clip(segment.FormatHistogram(s.RecordsPerBatch), 80)), s.AvgBytes())
 			if opt.BatchSize > 0 {
 				fmt.Fprintf(&sb, "<td class=n>%.3f</td>", s.Fill(opt.BatchSize))
 			}

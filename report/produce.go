@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/kseg/kseg/producer"
+	"github.com/kseg/kseg/segment"
 )
 
 // ProduceCounts writes the count line of every partition a producer run
@@ -36,7 +37,7 @@ func Sweep(w io.Writer, runs []producer.SweepRun, results []*producer.Result) er
 	for i, r := range runs {
 		for _, p := range results[i].Partitions {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%v\t%d\t%d\t%d\t%s\n", r.Name, r.Config.LingerMs, r.Config.BatchSize, r.Config.Compression,
-				p.Partition, p.Batches, p.Records, Histogram(p.RecordsPerBatch))
+				p.Partition, p.Batches, p.Records, segment.FormatHistogram(p.RecordsPerBatch))
 		}
 	}
 	return tw.Flush()
@@ -112,7 +113,7 @@ func SweepEnvelopes(w io.Writer, runs []producer.SweepRun, envs []*producer.Enve
 				batches += fmt.Sprintf(" (%d–%d)", pe.Batches.Min, pe.Batches.Max)
 			}
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%v\t%d\t%s\t%d\t%s\n", r.Name, r.Config.LingerMs, r.Config.BatchSize, r.Config.Compression,
-				p, batches, med.Records(p), Histogram(med.Histogram(p)))
+				p, batches, med.Records(p), segment.FormatHistogram(med.Histogram(p)))
 		}
 	}
 	return tw.Flush()
