@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kseg/kseg/internal/countcheck"
+	"github.com/kseg/kseg/internal/rfile"
 	"github.com/kseg/kseg/located"
 	"github.com/kseg/kseg/report"
 	"github.com/kseg/kseg/segment"
@@ -129,7 +130,7 @@ func runCount(c *cobra.Command, f *countFlags, args []string) error {
 				logs = append(logs, s.Path)
 			}
 		}
-		prog = report.NewProgress(c.ErrOrStderr(), true, "count", report.FilesSize(logs, f.maxBytes))
+		prog = report.NewProgress(c.ErrOrStderr(), true, "count", rfile.TotalSize(logs, f.maxBytes))
 		opts.Progress = prog.Add
 	}
 	res, err := segment.CountPartitions(parts, f.workers, opts)

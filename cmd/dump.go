@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kseg/kseg/internal/dumpargs"
+	"github.com/kseg/kseg/internal/rfile"
 	"github.com/kseg/kseg/report"
 )
 
@@ -113,7 +114,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 		return withCode(ExitBadInput, err)
 	}
 	if report.ShowProgress(stdout, stderr, a.Quiet, true) {
-		a.Opts.Progress = report.NewProgress(stderr, true, "dump", report.FilesSize(files, 0))
+		a.Opts.Progress = report.NewProgress(stderr, true, "dump", rfile.TotalSize(files, 0))
 	}
 	d := report.NewDumper(a.Opts, stdout, stderr)
 	defer a.Opts.Progress.Done()

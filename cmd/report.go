@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kseg/kseg/internal/atomicfile"
+	"github.com/kseg/kseg/internal/collect"
 	"github.com/kseg/kseg/report"
 )
 
@@ -79,12 +80,16 @@ func runReport(c *cobra.Command, f *reportFlags, args []string) error {
 			return withCode(ExitUsage, fmt.Errorf("--out %s exists; use --force to replace it", f.out))
 		}
 	}
-	runs, err := report.ResolveRuns(args)
+	runs, err := collect.ResolveRuns(args)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	prog := report.NewProgress(c.ErrOrStderr(), showProgress(c, f.quiet, false), "report", 2*report.TotalBytes(runs))
-	err = report.Collect(runs, report.CollectOptions{Audit: !f.noAudit, Explain: f.explain, Progress: prog})
+	prog := report.NewProgress(c.ErrOrStderr(), showProgress(c, f.quiet, false), "report", 2*collect.TotalBytes(runs))
+	opts := collect.Options{Audit: !f.noAudit, Explain: f.explain}
+	if prog != nil {
+		opts.Progress = prog.Add
+	}
+	err = collect.Runs(runs, opts)
 	prog.Done()
 	if err != nil {
 		return withCode(ExitBadInput, err)

@@ -21,8 +21,6 @@ const (
 	plotW          = chartW - padL - padR
 	plotH          = chartH - padT - padB
 	maxBars        = 60 // distinct record counts above this are binned
-	maxMarks       = 200
-	tableFindings  = 50 // findings listed under a partition
 )
 
 // palette colours producers and codecs (colour-blind friendly, Okabe-Ito).
