@@ -13,21 +13,9 @@ import (
 	"github.com/olekukonko/tablewriter"
 )
 
-// AuditTable writes one summary row per partition, then the findings of
-// each partition, one line each.
-func AuditTable(w io.Writer, results []*audit.Result) error {
-	t := NewAuditText(w)
-	defer t.Close()
-	for _, r := range results {
-		if err := t.Add(r); err != nil {
-			return err
-		}
-	}
-	return t.Flush()
-}
-
-// AuditText is AuditTable one partition at a time: the table of summaries
-// comes first, so the finding lines wait in a spill buffer (memory up to
+// AuditText writes kseg audit's text, one summary row per partition, then
+// the findings of each partition, one line each; it is handed one
+// partition at a time. The table of summaries comes first, so the finding lines wait in a spill buffer (memory up to
 // 1 MiB, then a temporary file) until Flush writes the table and them.
 type AuditText struct {
 	w    io.Writer
@@ -137,18 +125,9 @@ type auditSummaryJSON struct {
 	BySeverity map[string]int     `json:"findings_by_severity"`
 }
 
-// AuditJSON writes NDJSON: per partition, one {"type":"finding",...} line
-// per finding, then one {"type":"summary",...} line.
-func AuditJSON(w io.Writer, results []*audit.Result) error {
-	for _, r := range results {
-		if err := AuditJSONPartition(w, r); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// AuditJSONPartition writes one partition of AuditJSON.
+// AuditJSONPartition writes one partition of kseg audit's NDJSON: one
+// {"type":"finding",...} line per finding, then one {"type":"summary",...}
+// line.
 func AuditJSONPartition(w io.Writer, r *audit.Result) error {
 	enc := json.NewEncoder(w)
 	err := r.Each(func(f *audit.Finding) error {
