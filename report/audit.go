@@ -48,7 +48,7 @@ func (a *AuditText) Add(r *audit.Result) error {
 	}
 	// w's first error sticks: Flush returns it.
 	err := r.Each(func(f *audit.Finding) error {
-		w.WriteString(FindingLine(f))
+		w.WriteString(findingLine(f))
 		w.WriteByte('\n')
 		for j := range f.Batches {
 			w.WriteString(batchDetailLine(&f.Batches[j]))
@@ -94,11 +94,11 @@ func findingCounts(m map[audit.Code]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// FindingLine is one finding as a line of text:
+// findingLine is one finding as a line of text:
 // SEVERITY code partition file@position: message
 // A finding over several batches shows where the last one is too:
 // file@first..last, or file@first..lastfile@last across segments.
-func FindingLine(f *audit.Finding) string {
+func findingLine(f *audit.Finding) string {
 	loc := fmt.Sprintf("%s@%d", f.File, f.Position)
 	if f.BatchCount > 1 {
 		switch {

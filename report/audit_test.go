@@ -27,7 +27,7 @@ func TestAuditTextSpills(t *testing.T) {
 			f := audit.Finding{Code: audit.SequenceGap, Severity: audit.Error, Partition: r.Summary.Partition, File: "/data/" + r.Summary.Partition + "/00000000000000000000.log",
 				Position: int64(i), BatchCount: 1, Message: strings.Repeat("m", 200) + fmt.Sprint(i)}
 			r.Findings = append(r.Findings, f)
-			lines = append(lines, FindingLine(&f))
+			lines = append(lines, findingLine(&f))
 		}
 		r.Summary.Findings[audit.SequenceGap] = len(r.Findings)
 		results = append(results, r)

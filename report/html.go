@@ -241,7 +241,7 @@ func partitionCell(sb *strings.Builder, run string, pd *PartitionData, opt HTMLO
 	if len(bins) > 0 && len(bins) < len(s.RecordsPerBatch) {
 		cap = fmt.Sprintf("Records per batch: %d record counts binned into %d bars", len(s.RecordsPerBatch), len(bins))
 	}
-	fmt.Fprintf(sb, "<figure><h4>Records per batch</h4>%s<figcaption>%s.</figcaption></figure>\n", HistogramSVG(pd), cap)
+	fmt.Fprintf(sb, "<figure><h4>Records per batch</h4>%s<figcaption>%s.</figcaption></figure>\n", histogramSVG(pd), cap)
 	sb.WriteString("<table class=\"hist\"><tr><th>records per batch</th><th>batches</th></tr>")
 	keys := make([]int, 0, len(s.RecordsPerBatch))
 	for k := range s.RecordsPerBatch {
@@ -264,14 +264,14 @@ func partitionCell(sb *strings.Builder, run string, pd *PartitionData, opt HTMLO
 	if opt.BatchSize > 0 {
 		fill = fmt.Sprintf("; dashed line: batch.size %d, mean fill %.3f", opt.BatchSize, s.Fill(opt.BatchSize))
 	}
-	fmt.Fprintf(sb, "<figure><h4>Batch size by offset</h4>%s<figcaption>%s</figcaption></figure>\n", SizeSVG(pd, opt.BatchSize), e(sampleCaption(pd, len(pd.Points), fill)))
+	fmt.Fprintf(sb, "<figure><h4>Batch size by offset</h4>%s<figcaption>%s</figcaption></figure>\n", sizeSVG(pd, opt.BatchSize), e(sampleCaption(pd, len(pd.Points), fill)))
 	fmt.Fprintf(sb, "<table><tr><th>min/avg/max batch bytes</th><th>first offset</th><th>last offset</th></tr><tr><td class=n>%d / %.0f / %d</td><td class=n>%d</td><td class=n>%d</td></tr></table>\n",
 		pd.MinBytes, s.AvgBytes(), pd.MaxBytes, s.FirstOffset, s.LastOffset)
 
 	sb.WriteString("</div>\n<div class=\"fig\">")
 	// 3. over time
 	tp := timePoints(pd)
-	fmt.Fprintf(sb, "<figure><h4>Batches over time</h4>%s<figcaption>%s</figcaption></figure>\n", TimeSVG(pd), e(sampleCaption(pd, len(tp), " with a timestamp; x is the batch's max timestamp, gaps are linger/send pauses")))
+	fmt.Fprintf(sb, "<figure><h4>Batches over time</h4>%s<figcaption>%s</figcaption></figure>\n", timeSVG(pd), e(sampleCaption(pd, len(tp), " with a timestamp; x is the batch's max timestamp, gaps are linger/send pauses")))
 	if len(pd.Gaps) > 0 {
 		sb.WriteString("<table class=\"gaps\"><tr><th>largest gaps</th><th>after offset</th></tr>")
 		for _, g := range pd.Gaps {
@@ -288,12 +288,12 @@ func partitionCell(sb *strings.Builder, run string, pd *PartitionData, opt HTMLO
 	if pd.Audit != nil {
 		seqCap += fmt.Sprintf(" Red triangles: %d audit finding(s) located at an offset.", len(marks))
 	}
-	fmt.Fprintf(sb, "<figure><h4>Producer sequences</h4>%s<figcaption>%s</figcaption></figure>\n", SequenceSVG(pd), e(seqCap))
+	fmt.Fprintf(sb, "<figure><h4>Producer sequences</h4>%s<figcaption>%s</figcaption></figure>\n", sequenceSVG(pd), e(seqCap))
 	auditTables(sb, pd)
 
 	sb.WriteString("</div>\n<div class=\"fig\">")
 	// 5. codecs
-	fmt.Fprintf(sb, "<figure><h4>Codec mix</h4>%s<figcaption>Batches per codec; ratio is uncompressed / compressed payload bytes of compressed batches.</figcaption></figure>\n", CodecSVG(pd))
+	fmt.Fprintf(sb, "<figure><h4>Codec mix</h4>%s<figcaption>Batches per codec; ratio is uncompressed / compressed payload bytes of compressed batches.</figcaption></figure>\n", codecSVG(pd))
 	sb.WriteString("<table class=\"codecs\"><tr><th>codec</th><th>batches</th></tr>")
 	for _, k := range strings.Fields(codecText(s.Codecs)) {
 		c, n, _ := strings.Cut(k, ":")
@@ -332,7 +332,7 @@ func auditTables(sb *strings.Builder, pd *PartitionData) {
 		sb.WriteString("<table class=\"findings\"><tr><th>severity</th><th>finding</th></tr>")
 		for i := range pd.Audit.Findings {
 			f := &pd.Audit.Findings[i]
-			fmt.Fprintf(sb, "<tr class=\"finding-row\" data-code=\"%s\"><td class=\"sev-%s\">%s</td><td>%s</td></tr>", e(string(f.Code)), f.Severity, f.Severity, e(FindingLine(f)))
+			fmt.Fprintf(sb, "<tr class=\"finding-row\" data-code=\"%s\"><td class=\"sev-%s\">%s</td><td>%s</td></tr>", e(string(f.Code)), f.Severity, f.Severity, e(findingLine(f)))
 		}
 		if more := pd.FindingsTotal - n; more > 0 {
 			fmt.Fprintf(sb, "<tr><td colspan=2 class=empty>%d more findings: run kseg audit</td></tr>", more)
