@@ -1,8 +1,3 @@
-// Package segment is the one place where bytes become batches: it frames
-// any source (a file, a slice of one, fetched bytes, a remote object) into
-// entries (v2 batches or legacy messages) exactly as Kafka's
-// FileLogInputStream does, reading in large blocks and parsing headers
-// inside the buffer, and hands every command the same Stream of them.
 package segment
 
 import (
