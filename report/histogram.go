@@ -1,4 +1,3 @@
-// Package report renders kseg's findings for people and machines.
 package report
 
 import (
