@@ -217,9 +217,6 @@ func SetProducerState(batch []byte, pid int64, epoch int16, baseSeq int32) {
 	SetCRC(batch)
 }
 
-// AttrLogAppendTime and AttrTransactional are the attribute bits callers
-// may set in the Header handed to Build.
-const (
-	AttrLogAppendTime int16 = attrLogAppendTime
-	AttrTransactional int16 = attrTransactional
-)
+// AttrLogAppendTime is the attribute bit callers may set in the Header
+// handed to Build.
+const AttrLogAppendTime int16 = attrLogAppendTime

@@ -14,7 +14,6 @@ var (
 	ErrTooLarge      = errors.New("decompressed size exceeds limit")
 	ErrDecompress    = errors.New("decompression failed")
 	ErrInvalidRecord = errors.New("invalid record")
-	ErrUnsupported   = errors.New("unsupported")
 )
 
 // FormatError locates a decoding failure inside a batch or message. Pos is

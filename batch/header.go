@@ -1,7 +1,3 @@
-// Package batch decodes and encodes the bytes of Kafka record batches: the v2
-// RecordBatch with its records, legacy v0/v1 message sets, control records and
-// the compression codecs. It knows nothing of files; package segment walks
-// files and hands it byte slices.
 package batch
 
 import (

@@ -37,15 +37,6 @@ func Varlong(b []byte) (int64, int) {
 	return int64(u>>1) ^ -int64(u&1), n
 }
 
-// Uvarint32 decodes Kafka's unsigned varint (compact lengths, tagged fields).
-func Uvarint32(b []byte) (uint32, int) {
-	u, n := varint.Uvarint(b, 5)
-	if n <= 0 {
-		return 0, n
-	}
-	return uint32(u), n
-}
-
 // AppendVarint appends the zigzag encoding of v.
 func AppendVarint(dst []byte, v int32) []byte {
 	return varint.Append(dst, uint64(uint32((v<<1)^(v>>31))))

@@ -30,7 +30,4 @@ func TestRecordVarintErrors(t *testing.T) {
 	if v, n := Varlong([]byte("\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80")); v != 0 || n != -1 {
 		t.Errorf("ten-byte varlong with continuation: %d, %d", v, n)
 	}
-	if v, n := Uvarint32([]byte("\xff\xff\xff\xff\xff")); v != 0 || n != -1 {
-		t.Errorf("Uvarint32 too long: %d, %d", v, n)
-	}
 }

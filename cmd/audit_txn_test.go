@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/kseg/kseg/internal/audit"
-	"github.com/kseg/kseg/report"
+	"github.com/kseg/kseg/internal/collect"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -76,11 +76,11 @@ func TestReportAndAuditJudgeTransactionsAlike(t *testing.T) {
 	}
 
 	reportCoord := &fakeCoordinators{}
-	runs, err := report.ResolveRuns([]string{dir})
+	runs, err := collect.ResolveRuns([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := report.Collect(runs, report.CollectOptions{Audit: true, Walk: segment.Partitions, Coordinators: reportCoord}); err != nil {
+	if err := collect.Runs(runs, collect.Options{Audit: true, Walk: segment.Partitions, Coordinators: reportCoord}); err != nil {
 		t.Fatal(err)
 	}
 	pd := runs[0].Partitions[0]

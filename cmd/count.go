@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kseg/kseg/internal/countcheck"
+	"github.com/kseg/kseg/internal/rfile"
 	"github.com/kseg/kseg/internal/source"
 	"github.com/kseg/kseg/located"
 	"github.com/kseg/kseg/report"
@@ -132,7 +133,7 @@ func runCount(c *cobra.Command, f *countFlags, src *source.Set, args []string) e
 				logs = append(logs, s.Path)
 			}
 		}
-		prog = report.NewProgress(c.ErrOrStderr(), true, "count", report.FilesSize(logs, f.maxBytes))
+		prog = report.NewProgress(c.ErrOrStderr(), true, "count", rfile.TotalSize(logs, f.maxBytes))
 		opts.Progress = prog.Add
 	}
 	res, err := segment.CountPartitions(parts, f.workers, opts)

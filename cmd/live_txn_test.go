@@ -89,7 +89,7 @@ func TestLiveHangingTransaction(t *testing.T) {
 	}
 	b := batch.NewBuilder(batch.CodecNone)
 	b.Append(time.Now().UnixMilli(), nil, []byte("hanging"), nil)
-	raw, err := b.Build(nil, batch.Header{Attributes: batch.AttrTransactional, ProducerID: initResp.ProducerID,
+	raw, err := b.Build(nil, batch.Header{Attributes: 0x10 /* the transactional bit */, ProducerID: initResp.ProducerID,
 		ProducerEpoch: initResp.ProducerEpoch, BaseSequence: 0, PartitionLeaderEpoch: -1}, nil)
 	if err != nil {
 		t.Fatal(err)

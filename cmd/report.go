@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kseg/kseg/internal/atomicfile"
+	"github.com/kseg/kseg/internal/collect"
 	"github.com/kseg/kseg/internal/source"
 	"github.com/kseg/kseg/report"
 )
@@ -84,14 +85,16 @@ func runReport(c *cobra.Command, f *reportFlags, src *source.Set, args []string)
 			return withCode(ExitUsage, fmt.Errorf("--out %s exists; use --force to replace it", f.out))
 		}
 	}
-	runs, err := report.ResolveRuns(args)
+	runs, err := collect.ResolveRuns(args)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	co := report.CollectOptions{Audit: !f.noAudit, Explain: f.explain, Walk: src.Partitions, Coordinators: src}
-	co.Progress = report.NewProgress(c.ErrOrStderr(), showProgress(c, f.quiet, false), "report", 2*report.TotalBytes(runs, co))
-	err = report.Collect(runs, co)
-	prog := co.Progress
+	opts := collect.Options{Audit: !f.noAudit, Explain: f.explain, Walk: src.Partitions, Coordinators: src}
+	prog := report.NewProgress(c.ErrOrStderr(), showProgress(c, f.quiet, false), "report", 2*collect.TotalBytes(runs, opts))
+	if prog != nil {
+		opts.Progress = prog.Add
+	}
+	err = collect.Runs(runs, opts)
 	prog.Done()
 	if err != nil {
 		return withCode(ExitBadInput, err)

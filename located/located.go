@@ -1,7 +1,3 @@
-// Package located is kseg's one error type for a failure at a place in a
-// file: every command's errors carry it, so errors.As recovers the file and
-// the byte offset whatever package failed, and the cause stays reachable
-// for errors.Is (batch, index and segment sentinels).
 package located
 
 import (

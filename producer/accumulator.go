@@ -134,7 +134,7 @@ type stickyPartitioner struct {
 // nextPartition is BuiltInPartitioner.nextPartition. Every partition has a
 // leader in the model, so "available" is all of them.
 func (sp *stickyPartitioner) nextPartition() int {
-	r := int(ToPositive(int32(sp.rnd())))
+	r := int(toPositive(int32(sp.rnd())))
 	if sp.cft == nil {
 		return r % sp.n
 	}

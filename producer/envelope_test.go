@@ -319,7 +319,7 @@ func TestValueSources(t *testing.T) {
 				c.Records, c.ValueSize, c.ValueEntropy, c.Compression, c.LingerMs = 2000, 200, f, batch.CodecZstd, 5000
 			})
 			out, res := runTo(t, cfg)
-			st, err := (&segment.Counter{}).CountFile(filepath.Join(out, "kseg-ref-0", "00000000000000000000.log"))
+			st, err := (&segment.Counter{}).CountPartition(&segment.Partition{Segments: []segment.Segment{{Path: filepath.Join(out, "kseg-ref-0", "00000000000000000000.log")}}})
 			if err != nil {
 				t.Fatal(err)
 			}

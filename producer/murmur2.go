@@ -1,9 +1,9 @@
 package producer
 
-// Murmur2 is Kafka's Utils.murmur2: the 32-bit MurmurHash2 variant with
+// murmur2 is Kafka's Utils.murmur2: the 32-bit MurmurHash2 variant with
 // seed 0x9747b28c, little-endian 4-byte blocks and Java's signed int
 // result.
-func Murmur2(data []byte) int32 {
+func murmur2(data []byte) int32 {
 	const (
 		seed = 0x9747b28c
 		m    = 0x5bd1e995
@@ -37,11 +37,11 @@ func Murmur2(data []byte) int32 {
 	return int32(h)
 }
 
-// ToPositive is Kafka's Utils.toPositive: it clears the sign bit (not abs).
-func ToPositive(x int32) int32 { return x & 0x7fffffff }
+// toPositive is Kafka's Utils.toPositive: it clears the sign bit (not abs).
+func toPositive(x int32) int32 { return x & 0x7fffffff }
 
 // PartitionForKey is BuiltInPartitioner.partitionForKey:
 // toPositive(murmur2(key)) % numPartitions.
 func PartitionForKey(key []byte, numPartitions int) int {
-	return int(ToPositive(Murmur2(key))) % numPartitions
+	return int(toPositive(murmur2(key))) % numPartitions
 }

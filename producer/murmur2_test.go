@@ -22,8 +22,8 @@ func TestMurmur2(t *testing.T) {
 		{"key-9", -1335190451},
 	}
 	for _, tt := range tests {
-		if got := Murmur2([]byte(tt.in)); got != tt.want {
-			t.Errorf("Murmur2(%q) = %d, want %d", tt.in, got, tt.want)
+		if got := murmur2([]byte(tt.in)); got != tt.want {
+			t.Errorf("murmur2(%q) = %d, want %d", tt.in, got, tt.want)
 		}
 	}
 }
@@ -37,7 +37,7 @@ func TestPartitionForKey(t *testing.T) {
 			t.Errorf("PartitionForKey(%s, 3) = %d, want %d", key, got, w)
 		}
 	}
-	if ToPositive(-1) != 0x7fffffff || ToPositive(-2147483648) != 0 {
-		t.Error("ToPositive is not a sign-bit clear")
+	if toPositive(-1) != 0x7fffffff || toPositive(-2147483648) != 0 {
+		t.Error("toPositive is not a sign-bit clear")
 	}
 }

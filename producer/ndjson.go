@@ -12,8 +12,8 @@ import (
 // directories: the envelope as NDJSON, for kseg report.
 const EnvelopeName = "kseg-envelope.ndjson"
 
-// RunLine is one run and partition of an envelope's NDJSON.
-type RunLine struct {
+// runLine is one run and partition of an envelope's NDJSON.
+type runLine struct {
 	Type            string  `json:"type"` // "run"
 	Run             int     `json:"run"`
 	Topic           string  `json:"topic"`
@@ -23,8 +23,8 @@ type RunLine struct {
 	RecordsPerBatch []int32 `json:"records_per_batch"`
 }
 
-// EnvelopeLine is one partition's summary in an envelope's NDJSON.
-type EnvelopeLine struct {
+// envelopeLine is one partition's summary in an envelope's NDJSON.
+type envelopeLine struct {
 	Type               string    `json:"type"` // "envelope"
 	Topic              string    `json:"topic"`
 	Partition          int       `json:"partition"`
@@ -33,8 +33,8 @@ type EnvelopeLine struct {
 	RecordsPerBatchP50 []int     `json:"records_per_batch_p50"`
 }
 
-// WriteNDJSON writes one RunLine per run and partition, then one
-// EnvelopeLine per partition.
+// WriteNDJSON writes one runLine per run and partition, then one
+// envelopeLine per partition.
 func (env *Envelope) WriteNDJSON(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
@@ -45,7 +45,7 @@ func (env *Envelope) WriteNDJSON(w io.Writer) error {
 			if recs == nil {
 				recs = []int32{}
 			}
-			if err := enc.Encode(RunLine{"run", l.Run, topic, p, len(recs), l.Records(p), recs}); err != nil {
+			if err := enc.Encode(runLine{"run", l.Run, topic, p, len(recs), l.Records(p), recs}); err != nil {
 				return err
 			}
 		}
@@ -55,7 +55,7 @@ func (env *Envelope) WriteNDJSON(w io.Writer) error {
 		if p50 == nil {
 			p50 = []int{}
 		}
-		if err := enc.Encode(EnvelopeLine{"envelope", topic, pe.Partition, len(env.Runs), pe.Batches, p50}); err != nil {
+		if err := enc.Encode(envelopeLine{"envelope", topic, pe.Partition, len(env.Runs), pe.Batches, p50}); err != nil {
 			return err
 		}
 	}
@@ -87,7 +87,7 @@ func ReadEnvelope(path string) (*Envelope, error) {
 	byRun := map[int]int{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
-	var envLines []EnvelopeLine
+	var envLines []envelopeLine
 	for line := 1; sc.Scan(); line++ {
 		var head struct{ Type string }
 		if err := json.Unmarshal(sc.Bytes(), &head); err != nil {
@@ -95,7 +95,7 @@ func ReadEnvelope(path string) (*Envelope, error) {
 		}
 		switch head.Type {
 		case "run":
-			var r RunLine
+			var r runLine
 			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 			}
@@ -116,7 +116,7 @@ func ReadEnvelope(path string) (*Envelope, error) {
 			env.Config.Topic = r.Topic
 			env.Config.Partitions = max(env.Config.Partitions, r.Partition+1)
 		case "envelope":
-			var e EnvelopeLine
+			var e envelopeLine
 			if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 			}

@@ -64,7 +64,7 @@ func histogramOf(bs []onDisk) string {
 	return histogram(m)
 }
 
-// histogram is report.Histogram's notation, "<records>x<batches>" groups
+// histogram is segment.FormatHistogram's notation, "<records>x<batches>" groups
 // largest record count first ("148x1 52x1"); report imports producer, so
 // its tests here cannot import report.
 func histogram(m map[int]int) string {

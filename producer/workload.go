@@ -30,17 +30,6 @@ type Setting struct {
 
 var runNameRE = regexp.MustCompile(`^[A-Za-z0-9._=-]+$`)
 
-// ExpandWorkload reads the JSON workload file at path: top-level settings,
-// an optional "runs" list (each with a "name" and settings) and an optional
-// "sweep" (flag name -> list of values), expanded over every run as all
-// combinations, flag names sorted. A sweep run is named
-// "<run>_<flag>=<value>..." ("run_" dropped for the unnamed run). The
-// flag names are not checked here: the caller applies them.
-func ExpandWorkload(path string) ([]WorkloadRun, error) {
-	runs, _, err := ExpandSweep(path)
-	return runs, err
-}
-
 // Axis is one swept flag and its values, in the workload's order.
 type Axis struct {
 	Flag   string   `json:"flag"`
@@ -65,8 +54,13 @@ type SweepPlan struct {
 // SweepName is the sweep plan's file at the top of a sweep's output.
 const SweepName = "kseg-sweep.json"
 
-// ExpandSweep is ExpandWorkload that also returns the sweep's plan (nil
-// without a sweep).
+// ExpandSweep reads the JSON workload file at path: top-level settings,
+// an optional "runs" list (each with a "name" and settings) and an optional
+// "sweep" (flag name -> list of values), expanded over every run as all
+// combinations, flag names sorted. A sweep run is named
+// "<run>_<flag>=<value>..." ("run_" dropped for the unnamed run). The
+// flag names are not checked here: the caller applies them. It also
+// returns the sweep's plan (nil without a sweep).
 func ExpandSweep(path string) ([]WorkloadRun, *SweepPlan, error) {
 	runs, plan, err := expandWorkload(path)
 	if err != nil {

@@ -41,7 +41,7 @@ func TestExpandWorkload(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tc.json), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			got, err := ExpandWorkload(path)
+			got, _, err := ExpandSweep(path)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.HasPrefix(err.Error(), path+": ") {
 					t.Fatalf("error %v, want %s: ...%s...", err, path, tc.err)
@@ -56,7 +56,7 @@ func TestExpandWorkload(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ExpandWorkload(filepath.Join(dir, "missing.json")); !os.IsNotExist(err) {
+	if _, _, err := ExpandSweep(filepath.Join(dir, "missing.json")); !os.IsNotExist(err) {
 		t.Errorf("missing file: %v", err)
 	}
 }

@@ -13,21 +13,9 @@ import (
 	"github.com/olekukonko/tablewriter"
 )
 
-// AuditTable writes one summary row per partition, then the findings of
-// each partition, one line each.
-func AuditTable(w io.Writer, results []*audit.Result) error {
-	t := NewAuditText(w)
-	defer t.Close()
-	for _, r := range results {
-		if err := t.Add(r); err != nil {
-			return err
-		}
-	}
-	return t.Flush()
-}
-
-// AuditText is AuditTable one partition at a time: the table of summaries
-// comes first, so the finding lines wait in a spill buffer (memory up to
+// AuditText writes kseg audit's text, one summary row per partition, then
+// the findings of each partition, one line each; it is handed one
+// partition at a time. The table of summaries comes first, so the finding lines wait in a spill buffer (memory up to
 // 1 MiB, then a temporary file) until Flush writes the table and them.
 type AuditText struct {
 	w    io.Writer
@@ -60,7 +48,7 @@ func (a *AuditText) Add(r *audit.Result) error {
 	}
 	// w's first error sticks: Flush returns it.
 	err := r.Each(func(f *audit.Finding) error {
-		w.WriteString(FindingLine(f))
+		w.WriteString(findingLine(f))
 		w.WriteByte('\n')
 		for j := range f.Batches {
 			w.WriteString(batchDetailLine(&f.Batches[j]))
@@ -106,11 +94,11 @@ func findingCounts(m map[audit.Code]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// FindingLine is one finding as a line of text:
+// findingLine is one finding as a line of text:
 // SEVERITY code partition file@position: message
 // A finding over several batches shows where the last one is too:
 // file@first..last, or file@first..lastfile@last across segments.
-func FindingLine(f *audit.Finding) string {
+func findingLine(f *audit.Finding) string {
 	loc := fmt.Sprintf("%s@%d", f.File, f.Position)
 	if f.BatchCount > 1 {
 		switch {
@@ -137,18 +125,9 @@ type auditSummaryJSON struct {
 	BySeverity map[string]int     `json:"findings_by_severity"`
 }
 
-// AuditJSON writes NDJSON: per partition, one {"type":"finding",...} line
-// per finding, then one {"type":"summary",...} line.
-func AuditJSON(w io.Writer, results []*audit.Result) error {
-	for _, r := range results {
-		if err := AuditJSONPartition(w, r); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// AuditJSONPartition writes one partition of AuditJSON.
+// AuditJSONPartition writes one partition of kseg audit's NDJSON: one
+// {"type":"finding",...} line per finding, then one {"type":"summary",...}
+// line.
 func AuditJSONPartition(w io.Writer, r *audit.Result) error {
 	enc := json.NewEncoder(w)
 	err := r.Each(func(f *audit.Finding) error {

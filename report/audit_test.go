@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestAuditTextSpills(t *testing.T) {
 			f := audit.Finding{Code: audit.SequenceGap, Severity: audit.Error, Partition: r.Summary.Partition, File: "/data/" + r.Summary.Partition + "/00000000000000000000.log",
 				Position: int64(i), BatchCount: 1, Message: strings.Repeat("m", 200) + fmt.Sprint(i)}
 			r.Findings = append(r.Findings, f)
-			lines = append(lines, FindingLine(&f))
+			lines = append(lines, findingLine(&f))
 		}
 		r.Summary.Findings[audit.SequenceGap] = len(r.Findings)
 		results = append(results, r)
@@ -57,7 +58,19 @@ func TestAuditTextSpills(t *testing.T) {
 		t.Errorf("finding lines differ: %d bytes, want %d", len(body), len(strings.Join(lines, "\n"))+1)
 	}
 	var again bytes.Buffer
-	if err := AuditTable(&again, results); err != nil || again.String() != got {
-		t.Errorf("AuditTable differs from AuditText (%v)", err)
+	if err := auditTable(&again, results); err != nil || again.String() != got {
+		t.Errorf("a second AuditText differs from the first (%v)", err)
 	}
+}
+
+// auditTable writes the results through one AuditText.
+func auditTable(w io.Writer, results []*audit.Result) error {
+	t := NewAuditText(w)
+	defer t.Close()
+	for _, r := range results {
+		if err := t.Add(r); err != nil {
+			return err
+		}
+	}
+	return t.Flush()
 }

@@ -82,7 +82,7 @@ func newCountObject(p *segment.PartitionStats, batchSize int) CountObject {
 	s := p.Stats
 	o := CountObject{
 		Topic: p.Topic, Partition: p.Partition.Partition, Name: p.Name(), Dir: p.Dir, Files: s.Files,
-		Batches: s.Batches, Records: s.Records, Histogram: Histogram(s.RecordsPerBatch),
+		Batches: s.Batches, Records: s.Records, Histogram: segment.FormatHistogram(s.RecordsPerBatch),
 		RecordsPerBatch: map[string]int{}, Bytes: s.Bytes, MinRecords: s.MinRecords, MaxRecords: s.MaxRecords,
 		AvgRecords: round(s.AvgRecords(), 4), AvgBatchBytes: round(s.AvgBytes(), 2), Codecs: s.Codecs,
 		CompressedBatches: s.CompressedBatches, CompressedBytes: s.CompressedBytes, ControlBatches: s.ControlBatches,

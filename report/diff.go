@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/kseg/kseg/internal/diff"
+	"github.com/kseg/kseg/segment"
 )
 
 // diffDoc is kseg diff --json (the schema is documented in the README).
@@ -77,7 +78,7 @@ func jsonSide(s *diff.Side) *diffSide {
 	if s == nil {
 		return nil
 	}
-	d := &diffSide{Path: s.Path, Batches: s.Batches, Records: s.Records, Histogram: Histogram(s.RecordsPerBatch), RecordsPerBatch: map[string]int{}}
+	d := &diffSide{Path: s.Path, Batches: s.Batches, Records: s.Records, Histogram: segment.FormatHistogram(s.RecordsPerBatch), RecordsPerBatch: map[string]int{}}
 	for k, v := range s.RecordsPerBatch {
 		d.RecordsPerBatch[strconv.Itoa(k)] = v
 	}
@@ -136,7 +137,7 @@ func DiffText(w io.Writer, res *diff.Result) error {
 		row("path", func(s *diff.Side) string { return s.Path })
 		row("batches", func(s *diff.Side) string { return strconv.FormatInt(s.Batches, 10) })
 		row("records", func(s *diff.Side) string { return strconv.FormatInt(s.Records, 10) })
-		row("histogram", func(s *diff.Side) string { return Histogram(s.RecordsPerBatch) })
+		row("histogram", func(s *diff.Side) string { return segment.FormatHistogram(s.RecordsPerBatch) })
 		// The histograms side by side, one row per record count.
 		keys := map[int]bool{}
 		for _, s := range []*diff.Side{p.A, p.B} {

@@ -13,10 +13,10 @@ import (
 // most; longer bands are thinned to every k-th position.
 const maxBandPoints = 500
 
-// EnvelopeSVG draws the predicted records per batch of a partition by batch
+// envelopeSVG draws the predicted records per batch of a partition by batch
 // position (light band min–max, dark band p5–p95, dashed median over the
 // simulated runs) with this log's batches on top as dots.
-func EnvelopeSVG(pd *PartitionData) string {
+func envelopeSVG(pd *PartitionData) string {
 	pe := pd.Envelope
 	var sb strings.Builder
 	n := max(len(pe.Band), int(pd.Stats.Batches), 1)
@@ -84,7 +84,7 @@ func EnvelopeSVG(pd *PartitionData) string {
 func envelopeFigure(sb *strings.Builder, pd *PartitionData) {
 	pe := pd.Envelope
 	q := pe.Batches
-	fmt.Fprintf(sb, "<figure><h4>Predicted layout</h4>%s<figcaption>%s</figcaption></figure>\n", EnvelopeSVG(pd),
+	fmt.Fprintf(sb, "<figure><h4>Predicted layout</h4>%s<figcaption>%s</figcaption></figure>\n", envelopeSVG(pd),
 		html.EscapeString(fmt.Sprintf("Records per batch by position over %d simulated runs: dark band p5–p95, light band min–max, dashed line the median; dots: this log's batches (red: outside min–max).", pd.Runs)))
 	fmt.Fprintf(sb, "<table class=\"envelope\"><tr><th>batches here</th><th>predicted min</th><th>p5</th><th>p50</th><th>p95</th><th>max</th><th>percentile</th></tr>"+
 		"<tr><td class=n>%d</td><td class=n>%d</td><td class=n>%d</td><td class=n>%d</td><td class=n>%d</td><td class=n>%d</td><td class=n>%.0f</td></tr></table>\n",

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kseg/kseg/internal/explain"
+	"github.com/kseg/kseg/segment"
 )
 
 // HTMLOptions tune the HTML report.
@@ -128,7 +129,7 @@ func overviewTable(sb *strings.Builder, runs []Run, opt HTMLOptions) {
 			pd := &r.Partitions[i]
 			s := pd.Stats
 			fmt.Fprintf(sb, "<tr data-run=\"%s\" data-partition=\"%s\"><td>%s</td><td><a href=\"#p-%s\">%s</a></td><td class=n>%d</td><td class=n>%d</td><td>%s</td><td class=n>%.0f</td>",
-				e(r.Name), e(pd.Name), e(r.Name), e(anchor(pd.Name)), e(pd.Name), s.Batches, s.Records, e(clip(Histogram(s.RecordsPerBatch), 80)), s.AvgBytes())
+				e(r.Name), e(pd.Name), e(r.Name), e(anchor(pd.Name)), e(pd.Name), s.Batches, s.Records, e(clip(segment.FormatHistogram(s.RecordsPerBatch), 80)), s.AvgBytes())
 			if opt.BatchSize > 0 {
 				fmt.Fprintf(sb, "<td class=n>%.3f</td>", s.Fill(opt.BatchSize))
 			}
@@ -279,7 +280,7 @@ func cellRecordsFigure(sb *strings.Builder, pd *PartitionData) {
 	if len(bins) > 0 && len(bins) < len(s.RecordsPerBatch) {
 		cap = fmt.Sprintf("Records per batch: %d record counts binned into %d bars", len(s.RecordsPerBatch), len(bins))
 	}
-	fmt.Fprintf(sb, "<figure><h4>Records per batch</h4>%s<figcaption>%s.</figcaption></figure>\n", HistogramSVG(pd), cap)
+	fmt.Fprintf(sb, "<figure><h4>Records per batch</h4>%s<figcaption>%s.</figcaption></figure>\n", histogramSVG(pd), cap)
 	sb.WriteString("<table class=\"hist\"><tr><th>records per batch</th><th>batches</th></tr>")
 	keys := make([]int, 0, len(s.RecordsPerBatch))
 	for k := range s.RecordsPerBatch {
@@ -305,7 +306,7 @@ func cellSizeFigure(sb *strings.Builder, pd *PartitionData, opt HTMLOptions) {
 	if opt.BatchSize > 0 {
 		fill = fmt.Sprintf("; dashed line: batch.size %d, mean fill %.3f", opt.BatchSize, s.Fill(opt.BatchSize))
 	}
-	fmt.Fprintf(sb, "<figure><h4>Batch size by offset</h4>%s<figcaption>%s</figcaption></figure>\n", SizeSVG(pd, opt.BatchSize), e(sampleCaption(pd, len(pd.Points), fill)))
+	fmt.Fprintf(sb, "<figure><h4>Batch size by offset</h4>%s<figcaption>%s</figcaption></figure>\n", sizeSVG(pd, opt.BatchSize), e(sampleCaption(pd, len(pd.Points), fill)))
 	fmt.Fprintf(sb, "<table><tr><th>min/avg/max batch bytes</th><th>first offset</th><th>last offset</th></tr><tr><td class=n>%d / %.0f / %d</td><td class=n>%d</td><td class=n>%d</td></tr></table>\n",
 		pd.MinBytes, s.AvgBytes(), pd.MaxBytes, s.FirstOffset, s.LastOffset)
 }
@@ -313,7 +314,7 @@ func cellSizeFigure(sb *strings.Builder, pd *PartitionData, opt HTMLOptions) {
 // cellTimeFigure writes figure 3, batches over time, and the largest gaps.
 func cellTimeFigure(sb *strings.Builder, pd *PartitionData) {
 	tp := timePoints(pd)
-	fmt.Fprintf(sb, "<figure><h4>Batches over time</h4>%s<figcaption>%s</figcaption></figure>\n", TimeSVG(pd), html.EscapeString(sampleCaption(pd, len(tp), " with a timestamp; x is the batch's max timestamp, gaps are linger/send pauses")))
+	fmt.Fprintf(sb, "<figure><h4>Batches over time</h4>%s<figcaption>%s</figcaption></figure>\n", timeSVG(pd), html.EscapeString(sampleCaption(pd, len(tp), " with a timestamp; x is the batch's max timestamp, gaps are linger/send pauses")))
 	if len(pd.Gaps) > 0 {
 		sb.WriteString("<table class=\"gaps\"><tr><th>largest gaps</th><th>after offset</th></tr>")
 		for _, g := range pd.Gaps {
@@ -332,7 +333,7 @@ func cellSequenceFigure(sb *strings.Builder, pd *PartitionData) {
 	if pd.Audit != nil {
 		seqCap += fmt.Sprintf(" Red triangles: %d audit finding(s) located at an offset.", len(marks))
 	}
-	fmt.Fprintf(sb, "<figure><h4>Producer sequences</h4>%s<figcaption>%s</figcaption></figure>\n", SequenceSVG(pd), html.EscapeString(seqCap))
+	fmt.Fprintf(sb, "<figure><h4>Producer sequences</h4>%s<figcaption>%s</figcaption></figure>\n", sequenceSVG(pd), html.EscapeString(seqCap))
 	auditTables(sb, pd)
 }
 
@@ -340,7 +341,7 @@ func cellSequenceFigure(sb *strings.Builder, pd *PartitionData) {
 func cellCodecFigure(sb *strings.Builder, pd *PartitionData) {
 	e := html.EscapeString
 	s := pd.Stats
-	fmt.Fprintf(sb, "<figure><h4>Codec mix</h4>%s<figcaption>Batches per codec; ratio is uncompressed / compressed payload bytes of compressed batches.</figcaption></figure>\n", CodecSVG(pd))
+	fmt.Fprintf(sb, "<figure><h4>Codec mix</h4>%s<figcaption>Batches per codec; ratio is uncompressed / compressed payload bytes of compressed batches.</figcaption></figure>\n", codecSVG(pd))
 	sb.WriteString("<table class=\"codecs\"><tr><th>codec</th><th>batches</th></tr>")
 	for _, k := range strings.Fields(codecText(s.Codecs)) {
 		c, n, _ := strings.Cut(k, ":")
@@ -378,7 +379,7 @@ func auditTables(sb *strings.Builder, pd *PartitionData) {
 		sb.WriteString("<table class=\"findings\"><tr><th>severity</th><th>finding</th></tr>")
 		for i := range pd.Audit.Findings {
 			f := &pd.Audit.Findings[i]
-			fmt.Fprintf(sb, "<tr class=\"finding-row\" data-code=\"%s\"><td class=\"sev-%s\">%s</td><td>%s</td></tr>", e(string(f.Code)), f.Severity, f.Severity, e(FindingLine(f)))
+			fmt.Fprintf(sb, "<tr class=\"finding-row\" data-code=\"%s\"><td class=\"sev-%s\">%s</td><td>%s</td></tr>", e(string(f.Code)), f.Severity, f.Severity, e(findingLine(f)))
 		}
 		if more := pd.FindingsTotal - n; more > 0 {
 			fmt.Fprintf(sb, "<tr><td colspan=2 class=empty>%d more findings: run kseg audit</td></tr>", more)

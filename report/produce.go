@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/kseg/kseg/producer"
+	"github.com/kseg/kseg/segment"
 )
 
 // ProduceCounts writes the count line of every partition a producer run
@@ -36,7 +37,7 @@ func Sweep(w io.Writer, runs []producer.SweepRun, results []*producer.Result) er
 	for i, r := range runs {
 		for _, p := range results[i].Partitions {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%v\t%d\t%d\t%d\t%s\n", r.Name, r.Config.LingerMs, r.Config.BatchSize, r.Config.Compression,
-				p.Partition, p.Batches, p.Records, Histogram(p.RecordsPerBatch))
+				p.Partition, p.Batches, p.Records, segment.FormatHistogram(p.RecordsPerBatch))
 		}
 	}
 	return tw.Flush()
@@ -63,11 +64,11 @@ func ProduceJSON(w io.Writer, topic string, res *producer.Result) error {
 	return bw.Flush()
 }
 
-// EnvelopeLine is one partition's line of a kseg produce --runs: the count
+// envelopeLine is one partition's line of a kseg produce --runs: the count
 // line of the median run with the batch-count range, e.g.
 // "kseg-ref-0: 64 batches (61–67 over 200 runs), 2000 records". With one
 // run it is the plain count line.
-func EnvelopeLine(env *producer.Envelope, p int) string {
+func envelopeLine(env *producer.Envelope, p int) string {
 	name := fmt.Sprintf("%s-%d", env.Config.Topic, p)
 	med := &env.Runs[env.Median]
 	if len(env.Runs) == 1 {
@@ -77,11 +78,11 @@ func EnvelopeLine(env *producer.Envelope, p int) string {
 	return fmt.Sprintf("%s: %d batches (%d–%d over %d runs), %d records", name, med.Batches(p), q.Min, q.Max, len(env.Runs), med.Records(p))
 }
 
-// ProduceEnvelope writes EnvelopeLine for every partition, then the
+// ProduceEnvelope writes envelopeLine for every partition, then the
 // injected faults of the written run, if any (res may be nil: a dry run).
 func ProduceEnvelope(w io.Writer, env *producer.Envelope, res *producer.Result) {
 	for p := range env.Partitions {
-		fmt.Fprintln(w, EnvelopeLine(env, p))
+		fmt.Fprintln(w, envelopeLine(env, p))
 	}
 	if res != nil && len(res.Faults) > 0 {
 		fmt.Fprintf(w, "injected %d fault(s), listed in %s\n", len(res.Faults), filepath.Join(res.Dir, producer.SidecarName))
@@ -112,7 +113,7 @@ func SweepEnvelopes(w io.Writer, runs []producer.SweepRun, envs []*producer.Enve
 				batches += fmt.Sprintf(" (%d–%d)", pe.Batches.Min, pe.Batches.Max)
 			}
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%v\t%d\t%s\t%d\t%s\n", r.Name, r.Config.LingerMs, r.Config.BatchSize, r.Config.Compression,
-				p, batches, med.Records(p), Histogram(med.Histogram(p)))
+				p, batches, med.Records(p), segment.FormatHistogram(med.Histogram(p)))
 		}
 	}
 	return tw.Flush()

@@ -37,10 +37,6 @@ func NewProgress(w io.Writer, show bool, label string, total int64) *Progress {
 	return &Progress{w: w, total: total, label: label, start: time.Now(), now: time.Now, Interval: 200 * time.Millisecond}
 }
 
-// IsTerminal reports whether f is a terminal (not merely a character
-// device such as /dev/null).
-func IsTerminal(f *os.File) bool { return isTerminal(f) }
-
 // Add records bytes and batches read and redraws when due.
 func (p *Progress) Add(bytes, batches int64) {
 	if p == nil {
@@ -61,7 +57,7 @@ func (p *Progress) Add(bytes, batches int64) {
 }
 
 func (p *Progress) draw(now time.Time) {
-	line := p.Line(now)
+	line := p.line(now)
 	pad := p.drawn - len(line)
 	p.drawn = len(line)
 	if pad < 0 {
@@ -70,8 +66,8 @@ func (p *Progress) draw(now time.Time) {
 	fmt.Fprintf(p.w, "\r%s%*s", line, pad, "")
 }
 
-// Line is the text of the progress line at time now.
-func (p *Progress) Line(now time.Time) string {
+// line is the text of the progress line at time now.
+func (p *Progress) line(now time.Time) string {
 	el := now.Sub(p.start).Seconds()
 	b, n := p.bytes.Load(), p.batches.Load()
 	var bps, nps float64
@@ -125,31 +121,14 @@ func ShowProgress(stdout, stderr io.Writer, quiet, needStdoutNotTTY bool) bool {
 		return false
 	}
 	ef, ok := stderr.(*os.File)
-	if !ok || !IsTerminal(ef) {
+	if !ok || !isTerminal(ef) {
 		return false
 	}
 	if needStdoutNotTTY {
 		of, ok := stdout.(*os.File)
-		if ok && IsTerminal(of) {
+		if ok && isTerminal(of) {
 			return false
 		}
 	}
 	return true
-}
-
-// FilesSize is the total size of the regular files among paths, each
-// counted up to limit bytes when limit > 0: what a scan will read, for the
-// ETA.
-func FilesSize(paths []string, limit int64) int64 {
-	var n int64
-	for _, p := range paths {
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			size := st.Size()
-			if limit > 0 && size > limit {
-				size = limit
-			}
-			n += size
-		}
-	}
-	return n
 }

@@ -41,7 +41,7 @@ func TestProgressLine(t *testing.T) {
 			p, _, clk := newTestProgress(tc.total)
 			clk.t = clk.t.Add(tc.after)
 			p.Add(tc.bytes, tc.nb)
-			line := p.Line(clk.t)
+			line := p.line(clk.t)
 			for _, w := range tc.wantParts {
 				if !strings.Contains(line, w) {
 					t.Errorf("line %q lacks %q", line, w)
@@ -93,7 +93,7 @@ func TestIsTerminalDevNull(t *testing.T) {
 		t.Skip(err)
 	}
 	defer f.Close()
-	if IsTerminal(f) {
+	if isTerminal(f) {
 		t.Error("/dev/null reported as a terminal")
 	}
 }

@@ -21,8 +21,6 @@ const (
 	plotW          = chartW - padL - padR
 	plotH          = chartH - padT - padB
 	maxBars        = 60 // distinct record counts above this are binned
-	maxMarks       = 200
-	tableFindings  = 50 // findings listed under a partition
 )
 
 // palette colours producers and codecs (colour-blind friendly, Okabe-Ito).
@@ -140,9 +138,9 @@ func histogramBins(m map[int]int) []bin {
 	return out
 }
 
-// HistogramSVG draws the records-per-batch histogram, one bar per record
+// histogramSVG draws the records-per-batch histogram, one bar per record
 // count (or per range of counts when there are many).
-func HistogramSVG(pd *PartitionData) string {
+func histogramSVG(pd *PartitionData) string {
 	bins := histogramBins(pd.Stats.RecordsPerBatch)
 	var sb strings.Builder
 	ymax := 1
@@ -182,9 +180,9 @@ func offsetScale(pd *PartitionData) (scale, []float64) {
 	return scale{lo, hi, padL + 4, padL + plotW - 4}, intTicks(niceTicks(lo, hi, 6))
 }
 
-// SizeSVG draws each batch's size in bytes against its base offset, with
+// sizeSVG draws each batch's size in bytes against its base offset, with
 // the producer's batch.size as a dashed line when given.
-func SizeSVG(pd *PartitionData, batchSize int) string {
+func sizeSVG(pd *PartitionData, batchSize int) string {
 	var sb strings.Builder
 	x, xt := offsetScale(pd)
 	ymax := float64(batchSize)
@@ -218,10 +216,10 @@ func timePoints(pd *PartitionData) []BatchPoint {
 	return out
 }
 
-// TimeSVG draws batches over time: x the batch's max timestamp (ms after
+// timeSVG draws batches over time: x the batch's max timestamp (ms after
 // the partition's first), y its record count. Linger gaps are empty
 // stretches between columns of points.
-func TimeSVG(pd *PartitionData) string {
+func timeSVG(pd *PartitionData) string {
 	var sb strings.Builder
 	pts := timePoints(pd)
 	t0 := float64(max(pd.Stats.MinTimestamp, 0))
@@ -263,9 +261,9 @@ func producerColors(pd *PartitionData) map[int64]string {
 	return m
 }
 
-// SequenceSVG draws base sequence against base offset, one colour per
+// sequenceSVG draws base sequence against base offset, one colour per
 // producer id, with audit findings marked by red triangles.
-func SequenceSVG(pd *PartitionData) string {
+func sequenceSVG(pd *PartitionData) string {
 	var sb strings.Builder
 	pts := seqPoints(pd)
 	x, xt := offsetScale(pd)
@@ -292,7 +290,7 @@ func SequenceSVG(pd *PartitionData) string {
 			py = y.at(float64(f.BaseSequence))
 		}
 		fmt.Fprintf(&sb, `<path class="finding" data-code="%s" data-severity="%s" data-offset="%d" d="M%s %sl5 9h-10z"><title>%s</title></path>`,
-			html.EscapeString(string(f.Code)), f.Severity, f.FirstOffset, f1(px), f1(py-6), html.EscapeString(FindingLine(&f)))
+			html.EscapeString(string(f.Code)), f.Severity, f.FirstOffset, f1(px), f1(py-6), html.EscapeString(findingLine(&f)))
 	}
 	// legend
 	for i, pid := range pd.Stats.ProducerIDs {
@@ -307,9 +305,9 @@ func SequenceSVG(pd *PartitionData) string {
 	return sb.String()
 }
 
-// CodecSVG draws the codec mix as one stacked bar of batches, with the
+// codecSVG draws the codec mix as one stacked bar of batches, with the
 // compression ratio.
-func CodecSVG(pd *PartitionData) string {
+func codecSVG(pd *PartitionData) string {
 	var sb strings.Builder
 	const h = 70
 	fmt.Fprintf(&sb, `<svg class="chart" data-chart="codec" viewBox="0 0 %d %d" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`,

@@ -1,8 +1,3 @@
-// Package segment is the one place where bytes become batches: it frames
-// any source (a file, a slice of one, fetched bytes, a remote object) into
-// entries (v2 batches or legacy messages) exactly as Kafka's
-// FileLogInputStream does, reading in large blocks and parsing headers
-// inside the buffer, and hands every command the same Stream of them.
 package segment
 
 import (
@@ -16,9 +11,9 @@ import (
 	"github.com/kseg/kseg/located"
 )
 
-// BlockSize is how much the scanner reads per call: large enough that the
+// blockSize is how much the scanner reads per call: large enough that the
 // per-call cost vanishes next to the copy, small enough to stay in L2.
-const BlockSize = 1 << 20
+const blockSize = 1 << 20
 
 // Error locates a failure in a file: kseg's one located error type.
 type Error = located.Error
@@ -74,7 +69,7 @@ type scanner struct {
 func (s *scanner) reset(r io.ReaderAt, size int64, name string) {
 	buf, block := s.buf, s.block
 	if block == 0 {
-		block = BlockSize
+		block = blockSize
 	}
 	*s = scanner{r: r, name: name, end: size, buf: buf, block: block}
 	if size < 0 {

@@ -178,16 +178,6 @@ type Counter struct {
 	in      BatchInfo // the current batch's; a local would escape (OnBatch) and cost an allocation per batch
 }
 
-// CountFile reads the batch headers of one log file.
-func (c *Counter) CountFile(path string) (*Stats, error) {
-	s := NewStats()
-	if err := c.countInto(s, Segment{Path: path}); err != nil {
-		return nil, err
-	}
-	s.finish()
-	return s, nil
-}
-
 // CountPartition reads the partition's segments in order.
 func (c *Counter) CountPartition(p *Partition) (*Stats, error) {
 	s := NewStats()

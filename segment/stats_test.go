@@ -44,7 +44,7 @@ func TestCountMatchesKafkaGoldens(t *testing.T) {
 			t.Fatal(err)
 		}
 		hist, batches, records := goldens.Histogram(bs)
-		got, err := c.CountFile(filepath.Join(root, file))
+		got, err := countFile(c, filepath.Join(root, file))
 		if err != nil {
 			t.Errorf("%s: %v", file, err)
 			continue
@@ -142,7 +142,7 @@ func TestCountRealWorld(t *testing.T) {
 		rows++
 		n := func(i int) int64 { v, _ := strconv.ParseInt(m[i], 10, 64); return v }
 		mean, _ := strconv.ParseFloat(m[5], 64)
-		s, err := c.CountFile(filepath.Join(root, "segments", m[1]))
+		s, err := countFile(c, filepath.Join(root, "segments", m[1]))
 		if err != nil {
 			t.Errorf("%s: %v", m[1], err)
 			continue
@@ -232,4 +232,9 @@ func BenchmarkCountPartitions(b *testing.B) {
 			}
 		})
 	}
+}
+
+// countFile counts one log file as a partition of one segment.
+func countFile(c *segment.Counter, path string) (*segment.Stats, error) {
+	return c.CountPartition(&segment.Partition{Segments: []segment.Segment{{Path: path}}})
 }

@@ -43,7 +43,7 @@ type Options struct {
 	// MaxDecompressed caps one batch's decompressed size (0: the batch
 	// package default).
 	MaxDecompressed int
-	// BlockSize is how much is read at a time (0: BlockSize). Small reads
+	// BlockSize is how much is read at a time (0: 1 MiB). Small reads
 	// suit a look at one batch, such as an index entry's.
 	BlockSize int
 }

@@ -99,7 +99,7 @@ func agree(t *testing.T, c *segment.Counter, name, path string) {
 	// What count reads, batch by batch.
 	records := map[int64]int64{} // position -> records
 	c.Options.OnBatch = func(in *segment.BatchInfo) { records[in.Pos] = int64(in.Records) }
-	st, cerr := c.CountFile(path)
+	st, cerr := c.CountPartition(&segment.Partition{Segments: []segment.Segment{{Path: path}}})
 	if cerr != nil {
 		// count stops at what it cannot frame or decode; audit must have
 		// skipped those bytes as a corrupt region and carried on.

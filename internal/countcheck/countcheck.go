@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kseg/kseg/report"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -29,7 +28,7 @@ type Histogram struct {
 }
 
 // ParseHistograms reads --expect-histogram values: H for every partition,
-// or TOPIC-P=H for one, H in report.Histogram's notation ("8x25").
+// or TOPIC-P=H for one, H in segment.FormatHistogram's notation ("8x25").
 func ParseHistograms(vals []string) ([]Histogram, error) {
 	var out []Histogram
 	for _, v := range vals {
@@ -41,7 +40,7 @@ func ParseHistograms(vals []string) ([]Histogram, error) {
 			}
 			hc.Partition, h = name, rest
 		}
-		m, err := report.ParseHistogram(h)
+		m, err := segment.ParseHistogram(h)
 		if err != nil {
 			return nil, fmt.Errorf("--expect-histogram %q: %w", v, err)
 		}
@@ -66,7 +65,7 @@ func (c *Checks) Run(res []segment.PartitionStats) []string {
 			}
 			found[hc.Partition] = true
 			if !maps.Equal(hc.Want, s.RecordsPerBatch) {
-				out = append(out, fmt.Sprintf("%s: records per batch: expected %q, got %q", name, report.Histogram(hc.Want), report.Histogram(s.RecordsPerBatch)))
+				out = append(out, fmt.Sprintf("%s: records per batch: expected %q, got %q", name, segment.FormatHistogram(hc.Want), segment.FormatHistogram(s.RecordsPerBatch)))
 			}
 		}
 		if c.MaxBatches >= 0 && s.Batches > c.MaxBatches {
@@ -84,7 +83,7 @@ func (c *Checks) Run(res []segment.PartitionStats) []string {
 	}
 	for _, hc := range c.Histograms {
 		if hc.Partition != "" && !found[hc.Partition] {
-			out = append(out, fmt.Sprintf("%s: records per batch: expected %q, got no such partition", hc.Partition, report.Histogram(hc.Want)))
+			out = append(out, fmt.Sprintf("%s: records per batch: expected %q, got no such partition", hc.Partition, segment.FormatHistogram(hc.Want)))
 		}
 	}
 	return out

@@ -1,7 +1,7 @@
 package dump
 
 import (
-	"github.com/kseg/kseg/report"
+	"github.com/kseg/kseg/internal/rfile"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -72,5 +72,5 @@ func Size(segs []segment.Segment) int64 {
 	for i, s := range segs {
 		paths[i] = s.Path
 	}
-	return report.FilesSize(paths, 0)
+	return rfile.TotalSize(paths, 0)
 }

@@ -1,4 +1,9 @@
-package report
+// Package collect gathers what kseg report draws: it resolves the
+// command line into runs, reads each partition once (segment.Counter, with
+// the per-batch points the charts sample), runs the producer audit and,
+// when asked, kseg explain's inference. It hands package report plain
+// values (report.Run, report.PartitionData), which report only renders.
+package collect
 
 import (
 	"context"
@@ -6,41 +11,24 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kseg/kseg/batch"
 	"github.com/kseg/kseg/internal/audit"
 	"github.com/kseg/kseg/internal/explain"
 	"github.com/kseg/kseg/producer"
+	"github.com/kseg/kseg/report"
 	"github.com/kseg/kseg/segment"
 )
 
-// MaxPoints is how many batches a per-batch chart shows at most; above it
-// the batches are sampled at a regular stride (the caption says so).
-const MaxPoints = 2000
-
-// BatchPoint is one top-level batch as the report's charts see it.
-type BatchPoint struct {
-	BaseOffset, LastOffset int64
-	Records                int32
-	Bytes                  int64 // the whole entry, log overhead included
-	MaxTimestamp           int64 // -1 when none
-	ProducerID             int64 // -1 when none (and for legacy messages)
-	ProducerEpoch          int16
-	BaseSequence           int32
-	Codec                  batch.Codec
-	Control                bool
-}
-
-// sampler keeps every stride-th batch of a stream in at most 2*MaxPoints
+// sampler keeps every stride-th batch of a stream in at most 2*max
 // entries: when full it drops every other kept point and doubles the
 // stride, so memory stays bounded and the sample stays evenly spread.
 type sampler struct {
 	max    int
 	stride int64
 	seen   int64
-	pts    []BatchPoint
+	pts    []report.BatchPoint
 }
 
-func (s *sampler) add(p BatchPoint) {
+func (s *sampler) add(p report.BatchPoint) {
 	if s.stride == 0 {
 		s.stride = 1
 	}
@@ -62,7 +50,7 @@ func (s *sampler) add(p BatchPoint) {
 }
 
 // final thins the sample to at most max points.
-func (s *sampler) final() ([]BatchPoint, int64) {
+func (s *sampler) final() ([]report.BatchPoint, int64) {
 	for len(s.pts) > s.max {
 		k := 0
 		for i := 0; i < len(s.pts); i += 2 {
@@ -78,69 +66,15 @@ func (s *sampler) final() ([]BatchPoint, int64) {
 	return s.pts, s.stride
 }
 
-// PartitionData is everything the report shows of one partition.
-type PartitionData struct {
-	Name  string
-	Dir   string
-	Stats *segment.Stats
-	// Points are the batches in log order, every Stride-th one when the
-	// partition has more than MaxPoints batches.
-	Points []BatchPoint
-	Stride int64
-	// MinBytes and MaxBytes bound the batch sizes (of all batches).
-	MinBytes, MaxBytes int64
-	// Gaps are the largest time gaps between consecutive batches
-	// (CreateTime max timestamps), largest first.
-	Gaps []Gap
-	// Audit is the partition's audit; nil with AuditErr when it failed.
-	// Its Findings hold only the first tableFindings the page lists;
-	// FindingsTotal counts them all and Marks holds the first maxMarks
-	// located at an offset (the sequence chart's triangles), so a log
-	// with millions of findings costs the report no more memory than one
-	// with a hundred.
-	Audit         *audit.Result
-	AuditErr      string
-	FindingsTotal int
-	Marks         []audit.Finding
-	// Cuts is each batch's cut reason by base offset and Explained the
-	// producers writing to the partition, as kseg explain infers them
-	// (nil unless CollectOptions.Explain).
-	Cuts      map[int64]string
-	Explained []*explain.Producer
-	// Envelope is the predicted distribution of this partition's layout
-	// when kseg produce --runs wrote the log (nil otherwise).
-	Envelope *producer.PartitionEnvelope
-	Runs     int // simulated runs behind Envelope
-}
-
-// Gap is the time between two consecutive batches.
-type Gap struct {
-	AfterOffset int64 // last offset of the earlier batch
-	Millis      int64
-}
-
-// Run is one log directory (or set of files) in the report.
-type Run struct {
-	Name       string
-	Path       string
-	Partitions []PartitionData
-	// Envelope is the run's kseg-envelope.ndjson (kseg produce --runs),
-	// nil when there is none.
-	Envelope *producer.Envelope
-	// Sweep is the plan of the kseg produce --workload sweep the run
-	// belongs to (shared by its runs), nil otherwise.
-	Sweep *producer.SweepPlan
-}
-
 // ResolveRuns turns command-line paths into runs: a file, a partition
 // directory or a log directory is one run; a directory whose
 // sub-directories are log directories (a kseg produce --workload sweep) is
 // one run per sub-directory.
-func ResolveRuns(paths []string) ([]Run, error) {
-	var runs []Run
+func ResolveRuns(paths []string) ([]report.Run, error) {
+	var runs []report.Run
 	for _, p := range paths {
 		if strings.Contains(p, "://") { // a source the command's sources resolve (kafka://, lts://, s3://)
-			runs = append(runs, Run{Name: p, Path: p})
+			runs = append(runs, report.Run{Name: p, Path: p})
 			continue
 		}
 		st, err := os.Stat(p)
@@ -149,7 +83,7 @@ func ResolveRuns(paths []string) ([]Run, error) {
 		}
 		name := filepath.Base(filepath.Clean(p))
 		if !st.IsDir() || hasLogs(p) || hasPartitionChild(p) {
-			runs = append(runs, Run{Name: name, Path: p})
+			runs = append(runs, report.Run{Name: name, Path: p})
 			continue
 		}
 		ents, err := os.ReadDir(p)
@@ -164,11 +98,11 @@ func ResolveRuns(paths []string) ([]Run, error) {
 		for _, e := range ents {
 			sub := filepath.Join(p, e.Name())
 			if e.IsDir() && hasPartitionChild(sub) {
-				runs = append(runs, Run{Name: e.Name(), Path: sub, Sweep: plan})
+				runs = append(runs, report.Run{Name: e.Name(), Path: sub, Sweep: plan})
 			}
 		}
 		if len(runs) == n { // let segment.Partitions say what is wrong
-			runs = append(runs, Run{Name: name, Path: p})
+			runs = append(runs, report.Run{Name: name, Path: p})
 		}
 	}
 	return runs, nil
@@ -200,30 +134,33 @@ func hasPartitionChild(dir string) bool {
 	return false
 }
 
-// CollectOptions tune Collect.
-type CollectOptions struct {
-	Audit    bool // run the producer audit of each partition
-	Explain  bool // infer each batch's cut and the producer settings (kseg explain)
-	Progress *Progress
+// Options tune Runs.
+type Options struct {
+	Audit   bool // run the producer audit of each partition
+	Explain bool // infer each batch's cut and the producer settings (kseg explain)
+	// Progress, when set, is told the bytes and batches read (see
+	// segment.CountOptions.Progress).
+	Progress func(bytes, batches int64)
 	// Walk expands a run's path into partitions (nil: segment.Partitions,
 	// local paths only): the command's sources.
 	Walk func([]string) ([]segment.Partition, error)
 	// Coordinators, when set, judge the open transactions of partitions
-	// read from a cluster (audit.CheckTransactions).
+	// read from a cluster (audit.CheckTransactions), as kseg audit does.
 	Coordinators audit.Coordinators
 }
 
-func (o CollectOptions) walk(paths []string) ([]segment.Partition, error) {
+func (o Options) walk(paths []string) ([]segment.Partition, error) {
 	if o.Walk == nil {
 		return segment.Partitions(paths)
 	}
 	return o.Walk(paths)
 }
 
-// Collect reads each run's partitions: count statistics (with the
-// compression ratio, as count --detail), sampled per-batch points and,
-// optionally, the audit.
-func Collect(runs []Run, opts CollectOptions) error {
+// Runs reads each run's partitions into runs[i].Partitions (and the
+// run's Envelope): count statistics (with the compression ratio, as count
+// --detail), sampled per-batch points and, optionally, the audit and kseg
+// explain's inference.
+func Runs(runs []report.Run, opts Options) error {
 	for i := range runs {
 		r := &runs[i]
 		parts, err := opts.walk([]string{r.Path})
@@ -265,7 +202,7 @@ func Collect(runs []Run, opts CollectOptions) error {
 }
 
 // TotalBytes is the size of the runs' segment files, for progress.
-func TotalBytes(runs []Run, opts CollectOptions) int64 {
+func TotalBytes(runs []report.Run, opts Options) int64 {
 	var n int64
 	for _, r := range runs {
 		parts, err := opts.walk([]string{r.Path})
@@ -283,18 +220,18 @@ func TotalBytes(runs []Run, opts CollectOptions) int64 {
 	return n
 }
 
-func collectPartition(p *segment.Partition, opts CollectOptions) (*PartitionData, error) {
-	pd := &PartitionData{Name: p.Name(), Dir: p.Dir}
-	smp := &sampler{max: MaxPoints}
+func collectPartition(p *segment.Partition, opts Options) (*report.PartitionData, error) {
+	pd := &report.PartitionData{Name: p.Name(), Dir: p.Dir}
+	smp := &sampler{max: report.MaxPoints}
 	prevTS, prevLast := int64(-1), int64(-1)
 	// One pass: the counter's stats and the chart's points from the same batches.
-	c := &segment.Counter{Options: segment.CountOptions{Uncompressed: true, OnBatch: func(in *segment.BatchInfo) {
-		bp := BatchPoint{BaseOffset: in.BaseOffset, LastOffset: in.LastOffset, Records: int32(in.Records), Bytes: in.Size,
+	c := &segment.Counter{Options: segment.CountOptions{Uncompressed: true, Progress: opts.Progress, OnBatch: func(in *segment.BatchInfo) {
+		bp := report.BatchPoint{BaseOffset: in.BaseOffset, LastOffset: in.LastOffset, Records: int32(in.Records), Bytes: in.Size,
 			MaxTimestamp: in.MaxTimestamp, ProducerID: in.ProducerID, ProducerEpoch: in.ProducerEpoch,
 			BaseSequence: in.BaseSequence, Codec: in.Codec, Control: in.Control}
 		if bp.MaxTimestamp >= 0 {
 			if prevTS >= 0 && bp.MaxTimestamp > prevTS {
-				pd.Gaps = topGaps(pd.Gaps, Gap{AfterOffset: prevLast, Millis: bp.MaxTimestamp - prevTS}, 5)
+				pd.Gaps = topGaps(pd.Gaps, report.Gap{AfterOffset: prevLast, Millis: bp.MaxTimestamp - prevTS}, 5)
 			}
 			prevTS = bp.MaxTimestamp
 		}
@@ -305,9 +242,6 @@ func collectPartition(p *segment.Partition, opts CollectOptions) (*PartitionData
 		pd.MaxBytes = max(pd.MaxBytes, bp.Bytes)
 		smp.add(bp)
 	}}}
-	if opts.Progress != nil {
-		c.Options.Progress = opts.Progress.Add
-	}
 	st, err := c.CountPartition(p)
 	if err != nil {
 		return nil, err
@@ -315,16 +249,15 @@ func collectPartition(p *segment.Partition, opts CollectOptions) (*PartitionData
 	pd.Stats = st
 	pd.Points, pd.Stride = smp.final()
 	if opts.Audit {
-		// Audit what was named: the whole directory, or just the files given.
-		if err := keepAudit(pd, audit.FromSegments(p), opts.Coordinators); err != nil {
-			pd.AuditErr = err.Error()
+		if err := auditPartition(pd, p, opts.Coordinators); err != nil {
+			pd.AuditErr = err.Error() // the page shows it; the report goes on
 		}
 	}
 	return pd, nil
 }
 
 // topGaps keeps the n largest gaps, largest first.
-func topGaps(gs []Gap, g Gap, n int) []Gap {
+func topGaps(gs []report.Gap, g report.Gap, n int) []report.Gap {
 	i := len(gs)
 	for i > 0 && gs[i-1].Millis < g.Millis {
 		i--
@@ -332,7 +265,7 @@ func topGaps(gs []Gap, g Gap, n int) []Gap {
 	if i >= n {
 		return gs
 	}
-	gs = append(gs, Gap{})
+	gs = append(gs, report.Gap{})
 	copy(gs[i+1:], gs[i:])
 	gs[i] = g
 	if len(gs) > n {
@@ -342,7 +275,7 @@ func topGaps(gs []Gap, g Gap, n int) []Gap {
 }
 
 // addExplained gives pd the cuts and producers of its partition.
-func addExplained(pd *PartitionData, p *segment.Partition, ex *explain.Result) {
+func addExplained(pd *report.PartitionData, p *segment.Partition, ex *explain.Result) {
 	pd.Cuts = map[int64]string{}
 	for _, b := range ex.Batches {
 		if b.Topic == p.Topic && b.Partition == p.Partition {
@@ -356,25 +289,28 @@ func addExplained(pd *PartitionData, p *segment.Partition, ex *explain.Result) {
 	}
 }
 
-// keepAudit audits the partition and keeps of its findings only what the
-// page shows (PartitionData.Audit): the audit streams the rest through a
-// temporary file, dropped here.
-func keepAudit(pd *PartitionData, p *audit.Partition, coord audit.Coordinators) error {
-	r, err := audit.RunStream(p, audit.Options{})
+// auditPartition is the report's audit of partition p, every call into
+// internal/audit in one place: it audits what was named (the whole
+// directory, or just the files given), asks the cluster about the
+// transactions a kafka:// log shows open (as kseg audit does), and keeps of
+// the findings only what the page shows (PartitionData.Audit): the audit
+// streams the rest through a temporary file, dropped here.
+func auditPartition(pd *report.PartitionData, p *segment.Partition, coord audit.Coordinators) error {
+	r, err := audit.RunStream(audit.FromSegments(p), audit.Options{})
 	if err != nil {
 		return err
 	}
-	if err := audit.CheckTransactions(context.Background(), r, coord); err != nil { // as kseg audit does
+	if err := audit.CheckTransactions(context.Background(), r, coord); err != nil {
 		r.Close()
 		return err
 	}
 	var table []audit.Finding
 	err = r.Each(func(f *audit.Finding) error {
 		pd.FindingsTotal++
-		if len(table) < tableFindings {
+		if len(table) < report.TableFindings {
 			table = append(table, *f)
 		}
-		if f.FirstOffset >= 0 && len(pd.Marks) < maxMarks {
+		if f.FirstOffset >= 0 && len(pd.Marks) < report.MaxMarks {
 			pd.Marks = append(pd.Marks, *f)
 		}
 		return nil

@@ -1,9 +1,10 @@
-package report
+package collect
 
 import (
 	"testing"
 
 	"github.com/kseg/kseg/producer"
+	"github.com/kseg/kseg/report"
 )
 
 // The sampler keeps at most max points, every stride-th batch from the
@@ -12,7 +13,7 @@ func TestSampler(t *testing.T) {
 	for _, n := range []int64{0, 1, 7, 8, 9, 16, 17, 100, 1000, 12345} {
 		s := &sampler{max: 8}
 		for i := int64(0); i < n; i++ {
-			s.add(BatchPoint{BaseOffset: i})
+			s.add(report.BatchPoint{BaseOffset: i})
 		}
 		pts, stride := s.final()
 		if len(pts) > 8 {
@@ -33,34 +34,10 @@ func TestSampler(t *testing.T) {
 	}
 }
 
-func TestHistogramBins(t *testing.T) {
-	few := map[int]int{8: 25, 4: 1}
-	if b := histogramBins(few); len(b) != 2 || b[0] != (bin{4, 4, 1}) || b[1] != (bin{8, 8, 25}) {
-		t.Errorf("bins %v", b)
-	}
-	many := map[int]int{}
-	total := 0
-	for k := 1; k <= 500; k++ {
-		many[k] = k % 7
-		total += k % 7
-	}
-	b := histogramBins(many)
-	if len(b) > maxBars {
-		t.Errorf("%d bars, max %d", len(b), maxBars)
-	}
-	sum := 0
-	for _, x := range b {
-		sum += x.batches
-	}
-	if sum != total {
-		t.Errorf("binned batches %d, want %d", sum, total)
-	}
-}
-
 func TestTopGaps(t *testing.T) {
-	var gs []Gap
+	var gs []report.Gap
 	for i, ms := range []int64{5, 1, 9, 3, 9, 7, 2} {
-		gs = topGaps(gs, Gap{AfterOffset: int64(i), Millis: ms}, 3)
+		gs = topGaps(gs, report.Gap{AfterOffset: int64(i), Millis: ms}, 3)
 	}
 	if len(gs) != 3 || gs[0].Millis != 9 || gs[1].Millis != 9 || gs[2].Millis != 7 || gs[0].AfterOffset != 2 {
 		t.Errorf("gaps %v", gs)
@@ -83,14 +60,14 @@ func TestCollectKeepsPageFindings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Collect(runs, CollectOptions{Audit: true}); err != nil {
+	if err := Runs(runs, Options{Audit: true}); err != nil {
 		t.Fatal(err)
 	}
 	pd := &runs[0].Partitions[0]
 	if pd.Audit == nil {
 		t.Fatalf("no audit: %s", pd.AuditErr)
 	}
-	if pd.FindingsTotal != 66 || len(pd.Audit.Findings) != tableFindings || len(pd.Marks) != 66 {
-		t.Errorf("total %d, kept %d, marks %d: want 66, %d, 66", pd.FindingsTotal, len(pd.Audit.Findings), len(pd.Marks), tableFindings)
+	if pd.FindingsTotal != 66 || len(pd.Audit.Findings) != report.TableFindings || len(pd.Marks) != 66 {
+		t.Errorf("total %d, kept %d, marks %d: want 66, %d, 66", pd.FindingsTotal, len(pd.Audit.Findings), len(pd.Marks), report.TableFindings)
 	}
 }
