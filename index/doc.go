@@ -5,8 +5,8 @@
 // (leader-epoch-checkpoint and the log-directory offset checkpoints) and
 // partition.metadata. It also parses Kafka's file and directory names.
 //
-// Byte layouts and message texts follow sections 6 and 7 of
-// shared/spec/FORMAT.md. Where Kafka's behaviour on odd input matters to
+// Byte layouts and message texts follow Kafka's index, snapshot and
+// checkpoint classes. Where Kafka's behaviour on odd input matters to
 // kafka-dump-log (the zero-padding stop rule, the warm/hot binary search,
 // the sanity-check messages), it is reproduced exactly, including quirks.
 //

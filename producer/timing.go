@@ -14,7 +14,7 @@ import (
 // the sender closes one batch the application keeps appending to others;
 // that is what lets a node's drain take partly filled head batches of
 // other partitions, and the compression estimate improve between batches
-// of one burst (PRODUCER-MODEL.md, errata).
+// of one burst (docs/producer-model.md, Timing).
 //
 // The zero Timing is the ideal model: every send() and every sender step
 // takes no time, so a burst is appended before the sender first runs.
