@@ -245,7 +245,7 @@ func codecFidelity(works []string, kafka string, runs int) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// fidelityMarkdown renders the table for the README and reports.
+// fidelityMarkdown renders the table for docs/oracle.md and reports.
 func fidelityMarkdown(rows []FidelityRow) string {
 	var b bytes.Buffer
 	b.WriteString("| codec | values | batches | mean kseg/kafka | min | max | total | Kafka rate | kseg rate |\n")
