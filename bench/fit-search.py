@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Seeded random local search over the sender's timing settings of `kseg produce`.
 
-The fitting half of the calibration behind producer.DefaultTiming (README, "Timing, ranges
-and comparisons"). Each candidate is scored by cmd's TestFitTiming (see bench/fit-timing.sh
+The fitting half of the calibration behind producer.DefaultTiming (docs/calibration.md, "The sender,
+fitted"). Each candidate is scored by cmd's TestFitTiming (see bench/fit-timing.sh
 for the score) at each of --seeds (default 1, 7 and 11), and the mean is kept: the range
 over --runs model runs per case (default 200, the test's), the model's median over
 --median-runs (default 1000, the test's; with 200 the median of a partition of a few batches

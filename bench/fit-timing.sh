@@ -14,7 +14,7 @@
 #       + 100 x (sum of those median errors beyond 5%);
 # 0 meets issue 11's criterion on every case. The defaults come from
 # bench/fit-search.py, a seeded random search scored the same way at three seeds
-# (README, "Timing, ranges and comparisons"); this script compares a few
+# (docs/calibration.md, "The sender, fitted"); this script compares a few
 # hand-picked candidates at one seed.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -20,8 +20,8 @@ const auditHelp = `Audit idempotent-producer sequences, epochs and transactions 
 partition's log, and check the .txnindex and producer snapshots against it.
 
 PATH may be segment files, partition directories or a whole log directory.
-Findings have a stable code and a severity (info, warning, error); see the
-README's "kseg audit" section for the list.
+Findings have a stable code and a severity (info, warning, error); see
+docs/findings.md for the list.
 
 Exit status: 0 no finding at or above --fail-on; 1 findings at or above it;
 2 usage; 3 unreadable input.`

@@ -14,7 +14,7 @@ import (
 // TestBinary runs the real kseg binary, for what only it can show: main.go
 // hands the arguments, both streams and Execute's exit code to the process
 // (one case per exit status), and -ldflags -X stamps the version and commit
-// as the README's build line says. Every other CLI test runs in process.
+// as docs/development.md's build line says. Every other CLI test runs in process.
 func TestBinary(t *testing.T) {
 	bin := testbin.Path(t)
 	small := filepath.Join(goldens.Segments(t), "seed", "u05-small-0")

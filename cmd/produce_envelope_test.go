@@ -213,8 +213,8 @@ func TestEnvelopeMatchesRealProducer(t *testing.T) {
 	t.Logf("\n| case | partition | real batches per run | model min / p50 / max |\n| --- | --- | --- | --- |\n%s", strings.Join(table, "\n"))
 }
 
-// The held-out real runs (another day's, never fitted to: README, "Timing,
-// ranges and comparisons") are the same workloads as the committed ones,
+// The held-out real runs (another day's, never fitted to: docs/calibration.md,
+// "How well it holds") are the same workloads as the committed ones,
 // so KSEG_FIT_DATA can score the model on them and oracle/producer-
 // envelope.sh --reuse can pool them.
 func TestHeldOutEnvelopeCases(t *testing.T) {

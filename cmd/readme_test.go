@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// The README's examples run as written.
+// The examples of README.md and docs/*.md run as written.
 //
 // Convention: only code blocks fenced with ```sh are executed (plain ```
 // blocks are illustrations with paths that need a real broker). Inside a
@@ -41,6 +41,28 @@ func TestREADMEExamples(t *testing.T) {
 	if len(cmds) < 5 {
 		t.Fatalf("found %d README commands in ```sh blocks; the convention is broken", len(cmds))
 	}
+	runExamples(t, root, "README.md", cmds)
+}
+
+// The docs/*.md pages follow the same convention; each page runs in a
+// temporary directory of its own.
+func TestREADMEDocsExamples(t *testing.T) {
+	root := repoRoot(t)
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range pages {
+		name := "docs/" + filepath.Base(page)
+		cmds := readmeCommands(t, page)
+		if len(cmds) == 0 {
+			continue
+		}
+		t.Run(filepath.Base(page), func(t *testing.T) { runExamples(t, root, name, cmds) })
+	}
+}
+
+func runExamples(t *testing.T, root, file string, cmds []readmeCmd) {
 	dir := t.TempDir()
 	if err := os.Symlink(filepath.Join(root, "testdata"), filepath.Join(dir, "testdata")); err != nil {
 		t.Fatal(err)
@@ -52,7 +74,7 @@ func TestREADMEExamples(t *testing.T) {
 			code := 0
 			for _, part := range strings.Split(c.text, " && ") {
 				if strings.ContainsAny(part, "|<>") {
-					t.Fatalf("README.md:%d: pipes and redirections are not run: %q", c.line, c.text)
+					t.Fatalf("%s:%d: pipes and redirections are not run: %q", file, c.line, c.text)
 				}
 				args, err := shellSplit(part)
 				if err != nil {
@@ -64,7 +86,7 @@ func TestREADMEExamples(t *testing.T) {
 				case len(args) > 2 && args[0] == "go" && args[1] == "run" && args[2] == ".":
 					args = args[3:]
 				default:
-					t.Fatalf("README.md:%d: not a kseg command: %q", c.line, part)
+					t.Fatalf("%s:%d: not a kseg command: %q", file, c.line, part)
 				}
 				var stdout, stderr []byte
 				stdout, stderr, code = execute(t, args...)
@@ -78,12 +100,12 @@ func TestREADMEExamples(t *testing.T) {
 				}
 			}
 			if code != c.exit {
-				t.Errorf("README.md:%d: %s: exit %d, README says %d\n%s", c.line, c.text, code, c.exit, clip(all.String()))
+				t.Errorf("%s:%d: %s: exit %d, the page says %d\n%s", file, c.line, c.text, code, c.exit, clip(all.String()))
 			}
 			got := squeeze(all.String())
 			for _, w := range c.output {
 				if !matchLine(got, squeeze(w)) {
-					t.Errorf("README.md:%d: %s: output lacks %q\n%s", c.line, c.text, w, clip(all.String()))
+					t.Errorf("%s:%d: %s: output lacks %q\n%s", file, c.line, c.text, w, clip(all.String()))
 				}
 			}
 		})

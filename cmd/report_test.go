@@ -144,7 +144,7 @@ func TestReportHTML(t *testing.T) {
 	want := countJSONFor(t, seed)
 	checkReportPage(t, page, "seed", want)
 
-	// The seed's own figure (seeds/INDEX.md): u05-small-0 is 8x25.
+	// The seed article's own figure: u05-small-0 is 8x25.
 	small := cells(t, page)["seed/u05-small-0"]
 	if got := bars(chart(small, "histogram")); len(got) != 1 || got["8"] != 25 {
 		t.Errorf("u05-small-0 bars %v, want one bar 8 records x 25 batches", got)

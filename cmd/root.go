@@ -18,7 +18,7 @@ import (
 	"github.com/kseg/kseg/segment"
 )
 
-// Exit codes shared by every command. They are documented in the README.
+// Exit codes shared by every command. They are documented in docs/exit-codes.md.
 const (
 	ExitOK       = 0
 	ExitFindings = 1 // a check failed, layouts differ, or findings at/above --fail-on

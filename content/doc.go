@@ -10,9 +10,9 @@
 // printControlRecord shows them.
 //
 // The coordinator, metadata and control record decoders read Kafka's
-// generated-message encoding through one small schema interpreter and
-// write compact JSON with Jackson's escaping rules. Decode errors that the
-// Java tool
+// generated-message encoding through one small schema
+// interpreter and write compact JSON with Jackson's escaping rules
+// (as kafka-dump-log prints it). Decode errors that the Java tool
 // turns into an "Error at offset ..." key are returned as a key string, the
 // same way; errors that crash the Java tool come back as a *CrashError.
 //

@@ -6,7 +6,7 @@ import (
 )
 
 // This file is a small interpreter for Kafka's generated-message encoding
-// (FORMAT.md Appendix A): a message schema is data (fields with types,
+// (what Kafka's message generator emits): a message schema is data (fields with types,
 // versions, nullability and tags, as in Kafka's message JSON files) and
 // decodeStruct reads it with the checks and error texts of the code Kafka
 // generates from those files; appendStruct writes the JSON that Kafka's

@@ -6,7 +6,7 @@ import (
 )
 
 // The broker's text files in a partition directory, as the reference
-// producer writes them (FORMAT.md section 6). kseg never reads them:
+// producer writes them (docs/producer-model.md, Broker write path). kseg never reads them:
 // kafka-dump-log does not dump them and the audit does not need them.
 
 // Checkpoint file versions Kafka writes.

@@ -5,10 +5,10 @@
 // keeps beside them (leader-epoch-checkpoint, partition.metadata), which
 // kseg never reads. It also parses Kafka's file and directory names.
 //
-// Byte layouts and message texts are Kafka's. Where Kafka's behaviour on
-// odd input matters to kafka-dump-log (the zero-padding stop rule, the
-// warm/hot binary search, the sanity-check messages), it is reproduced
-// exactly, including quirks.
+// Byte layouts and message texts follow Kafka's index, snapshot and
+// checkpoint classes. Where Kafka's behaviour on odd input matters to
+// kafka-dump-log (the zero-padding stop rule, the warm/hot binary search,
+// the sanity-check messages), it is reproduced exactly, including quirks.
 //
 // The package is self-contained: it knows nothing of record batches.
 // Index readers work over an io.ReaderAt and read in large blocks, so a

@@ -9,7 +9,7 @@ import (
 )
 
 // addRealSeeds adds every corpus file with the given suffix as a seed,
-// when shared/realworld is present.
+// when the real-world corpus is present beside the repository.
 func addRealSeeds(f *testing.F, suffix string, extra ...any) {
 	dir, err := os.Getwd()
 	if err != nil {

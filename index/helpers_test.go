@@ -20,7 +20,7 @@ func unhex(t testing.TB, s string) []byte {
 	return b
 }
 
-// realworldDir finds shared/realworld by walking up from the package
+// realworldDir finds the real-world corpus by walking up from the package
 // directory; it skips the test when the corpus is absent.
 func realworldDir(t testing.TB) string {
 	t.Helper()

@@ -35,7 +35,7 @@ func collectOffsets(t *testing.T, it *Iterator[OffsetEntry]) []OffsetEntry {
 }
 
 func TestOffsetIndexAppendixC(t *testing.T) {
-	// FORMAT.md Appendix C item 7 and example 8.13 (g).
+	// A worked offset-index entry: relative offset 57, position 4169.
 	b := unhex(t, "00000039 00001049")
 	e := DecodeOffsetEntry(b, 0)
 	if e.Offset != 57 || e.Position != 4169 {
@@ -236,7 +236,7 @@ func TestOffsetIndexLookupSorted(t *testing.T) {
 }
 
 // On a zero-padded file Kafka's search runs over the padding too; these
-// expectations were worked by hand from the algorithm in FORMAT.md 6.2.
+// expectations were worked by hand from AbstractIndex.largestLowerBoundSlotFor.
 func TestOffsetIndexLookupPadded(t *testing.T) {
 	es := []OffsetEntry{{Offset: 10, Position: 1}, {Offset: 20, Position: 2}, {Offset: 30, Position: 3}}
 	b := buildOffsetIndex(t, 0, es, 2) // slots: 10 20 30 0 0

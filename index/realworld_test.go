@@ -16,7 +16,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata golden files")
 
-// Known answers from shared/realworld/PROVENANCE.md (decoded there by an
+// Known answers from the corpus's provenance notes (decoded there by an
 // independent Python parser). Paths are relative to realworld/segments.
 var realIndexCounts = []struct {
 	path  string

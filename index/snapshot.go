@@ -10,7 +10,7 @@ import (
 	"github.com/kseg/kseg/internal/rfile"
 )
 
-// Producer snapshot layout (section 7 of FORMAT.md).
+// Producer snapshot layout (Kafka's ProducerSnapshot version 1; docs/producer-model.md, Broker write path).
 const (
 	SnapshotVersion      = 1
 	snapshotHeaderSize   = 10 // version(2) crc(4) count(4)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Parity on files kseg did not write: runs kafka-dump-log and `./kseg dump` with the same
-# arguments on every Kafka file of the shared real-world corpus (../shared/realworld beside the
-# repository: brokers from 0.10 to 3.6, magic 1 logs, KRaft metadata, compacted offsets,
+# arguments on every Kafka file of the real-world corpus (a directory beside the repository, or
+# $KSEG_REALWORLD: brokers from 0.10 to 3.6, magic 1 logs, KRaft metadata, compacted offsets,
 # follower indexes) and requires identical stdout, stderr and exit status. Where Kafka crashes
 # (an index without its .log), stdout and a non-zero exit must match; the stack trace is not
 # compared. Skips when the corpus is absent. Last line: "realworld-parity: N passed, M failed".

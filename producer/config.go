@@ -4,7 +4,7 @@
 // out a Kafka log directory (.log, .index, .timeindex, .snapshot,
 // leader-epoch-checkpoint, partition.metadata) as a broker would.
 //
-// The model follows ../shared/spec/PRODUCER-MODEL.md. Where Java races
+// The model follows docs/producer-model.md. Where Java races
 // threads, the model fixes an order (see Tie rule in Config).
 package producer
 

@@ -24,7 +24,7 @@ func TestTimeCuts(t *testing.T) {
 		// 0..100 (t <= 1000 ms, tie rule: the one at exactly 1000 is in)
 		// in the first batch.
 		{"slow sender", func(c *Config) { c.LingerMs = 1000; c.SendInterval = 10 * time.Millisecond }, "101x1 99x1"},
-		// PRODUCER-MODEL.md 7.4: the producer id arrives while batch 2
+		// docs/producer-model.md, Worked examples (linger.ms=5): the producer id arrives while batch 2
 		// is open and already past its linger, so it is cut at the pid.
 		{"late pid default linger", func(c *Config) {
 			c.SendInterval = 277500 * time.Nanosecond

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Vectors from Kafka's UtilsTest.testMurmur2 and PRODUCER-MODEL.md 7.5.
+// Vectors from Kafka's UtilsTest.testMurmur2 and docs/producer-model.md, Worked examples.
 func TestMurmur2(t *testing.T) {
 	tests := []struct {
 		in   string
@@ -29,7 +29,7 @@ func TestMurmur2(t *testing.T) {
 }
 
 func TestPartitionForKey(t *testing.T) {
-	// PRODUCER-MODEL.md 7.5: key-0..key-9 mod 3.
+	// docs/producer-model.md, Worked examples: key-0..key-9 mod 3.
 	want := []int{1, 0, 2, 2, 0, 2, 2, 1, 1, 0}
 	for i, w := range want {
 		key := []byte(fmt.Sprintf("key-%d", i))

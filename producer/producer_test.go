@@ -112,7 +112,7 @@ func seedConfig(mod func(*Config)) Config {
 }
 
 // TestSeedFigures reproduces the measured figures of the seed article
-// (../shared/seeds/INDEX.md, PRODUCER-MODEL.md section 7) from the bytes on
+// (docs/producer-model.md, Worked examples) from the bytes on
 // disk: histograms, batch sizes, sequences.
 func TestSeedFigures(t *testing.T) {
 	tests := []struct {

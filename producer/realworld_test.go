@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// realworld finds ../shared/realworld by walking up from the package
+// realworld finds the real-world corpus beside the repository by walking up from the package
 // directory; tests skip when it is absent.
 func realworld(t *testing.T) string {
 	t.Helper()
@@ -101,7 +101,7 @@ func TestSnapshotEncoderMatchesBroker(t *testing.T) {
 }
 
 // scalaBroker lists corpus files written by Kafka < 3.5 (Scala
-// ProducerStateManager), per PROVENANCE.md.
+// ProducerStateManager), per the corpus's provenance notes.
 func scalaBroker(path string) bool {
 	return bytes.Contains([]byte(path), []byte("macsakini__KafkaCluster"))
 }

@@ -14,12 +14,12 @@ import (
 // the sender closes one batch the application keeps appending to others;
 // that is what lets a node's drain take partly filled head batches of
 // other partitions, and the compression estimate improve between batches
-// of one burst (PRODUCER-MODEL.md, errata).
+// of one burst (docs/producer-model.md, Timing).
 //
 // The zero Timing is the ideal model: every send() and every sender step
 // takes no time, so a burst is appended before the sender first runs.
-// DefaultTiming is calibrated against the real Java producer (README.md,
-// "Timing, ranges and comparisons", has the procedure).
+// DefaultTiming is calibrated against the real Java producer (docs/calibration.md
+// has the procedure).
 type Timing struct {
 	// Application thread: the cost of one send(), from the moment its
 	// timestamp is taken to the record being in its batch; the next
@@ -153,7 +153,7 @@ type Timing struct {
 
 // DefaultTiming is the timing calibrated against Kafka 4.4.0's Java
 // producer and broker on one calm 2-core machine (testdata/producer-envelope:
-// 20 runs per case); the README ("Timing, ranges and comparisons") has the
+// 20 runs per case); docs/calibration.md has the
 // procedure. Measured from the real runs' timing data: the first send()
 // (19 ms, log-sd 0.3) and each codec's first use (gzip 0, snappy 50, lz4
 // 43, zstd 45 ms more). Fitted to the application thread's progress

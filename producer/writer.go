@@ -13,7 +13,7 @@ import (
 	"github.com/kseg/kseg/internal/javaorder"
 )
 
-// Broker limits that decide rolls (PRODUCER-MODEL.md 6.4), for the default
+// Broker limits that decide rolls (docs/producer-model.md, Broker write path), for the default
 // segment.index.bytes of 10 MiB.
 const (
 	maxOffsetIndexEntries = 10485760 / 8
@@ -111,7 +111,7 @@ type segmentWriter struct {
 }
 
 // partitionWriter writes one partition directory the way a broker leader
-// does for client produce requests (PRODUCER-MODEL.md section 6).
+// does for client produce requests (docs/producer-model.md, Broker write path).
 type partitionWriter struct {
 	cfg            *Config
 	dir            string

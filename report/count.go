@@ -16,7 +16,7 @@ import (
 )
 
 // CountObject is one partition of kseg count --json (the schema is
-// documented in the README).
+// documented in docs/json.md).
 type CountObject struct {
 	Topic             string           `json:"topic"`
 	Partition         int32            `json:"partition"`

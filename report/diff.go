@@ -14,7 +14,7 @@ import (
 	"github.com/kseg/kseg/segment"
 )
 
-// diffDoc is kseg diff --json (the schema is documented in the README).
+// diffDoc is kseg diff --json (the schema is documented in docs/json.md).
 type diffDoc struct {
 	Equal      bool            `json:"equal"`
 	Partitions []diffPartition `json:"partitions"`

@@ -13,7 +13,7 @@ import (
 	"github.com/kseg/kseg/internal/realworld"
 )
 
-// provenanceRow matches the segment rows of realworld/PROVENANCE.md's file
+// provenanceRow matches the segment rows of the corpus's provenance file
 // tables, which an independent Python decoder wrote.
 var provenanceRow = regexp.MustCompile("^\\| `([^`]+)` \\| [0-9a-f]+ \\| \\d+ \\| (?:segment|KRaft snapshot \\(\\.checkpoint\\)): " +
 	`(\d+) top-level entries, magic \[[^\]]*\], codec \[[^\]]*\], records (\d+), offsets [^,]*, control batches (\d+)[^,]*, ` +

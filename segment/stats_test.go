@@ -112,7 +112,7 @@ func TestCountMatchesKafkaGoldens(t *testing.T) {
 	}
 }
 
-// provenanceBatchRow is a row of PROVENANCE.md's "Records per batch" table.
+// provenanceBatchRow is a row of the corpus's "Records per batch" table.
 var provenanceBatchRow = regexp.MustCompile("^\\| `([^`]+)` \\| (\\d+) \\| (\\d+) \\| (\\d+) \\| ([0-9.]+) \\| (\\d+) \\| (\\d+) \\|$")
 
 // TestCountRealWorld checks the corpus' "Records per batch" table, which an

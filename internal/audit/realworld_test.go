@@ -37,7 +37,7 @@ func logDirs(t testing.TB, root string) []string {
 
 // TestRealworldNoFalseFindings audits every partition of the real-Kafka
 // corpus: nothing at warning or above, and the producers and final
-// sequences PROVENANCE.md lists.
+// sequences the corpus's provenance notes list.
 func TestRealworldNoFalseFindings(t *testing.T) {
 	root := filepath.Join(realworld.Dir(t), "segments")
 	byName := map[string]*Result{}
@@ -49,7 +49,7 @@ func TestRealworldNoFalseFindings(t *testing.T) {
 		rel, _ := filepath.Rel(root, dir)
 		byName[rel] = r
 	}
-	// PROVENANCE.md, "Idempotent-sequence audit": producer id -> final lastSeq.
+	// The corpus's provenance notes, "Idempotent-sequence audit": producer id -> final lastSeq.
 	known := map[string]map[int64]int32{
 		"rjmfernandes__flink-on-prem/data/customers_keyed-0":                                                    {33: 10407, 37: 17073},
 		"rjmfernandes__flink-on-prem/data/loyalty_levels-0":                                                     {43: 17203},
@@ -88,7 +88,7 @@ func TestRealworldNoFalseFindings(t *testing.T) {
 			t.Errorf("%s: want a compacted partition with offset gaps (info), got %+v", rel, r)
 		}
 	}
-	// Batch counts from PROVENANCE.md's records-per-batch table.
+	// Batch counts from the corpus's records-per-batch table.
 	for rel, n := range map[string]int64{
 		"rjmfernandes__flink-on-prem/data/customers_keyed-0":                            7805,
 		"dipendrasaini__kafka-learnning-series/tmp/kafka-logs/invoice-0":                525,

@@ -10,7 +10,7 @@ import (
 )
 
 // TestFollowerIndexMismatchesAreInformational checks kseg's lookup-invariant
-// check on the three replicas of one partition (realworld PROVENANCE.md):
+// check on the three replicas of one partition (real-world corpus):
 // Kafka's strict --verify-index-only flags 16+1 entries on one follower and
 // 11+1+1 on the other, none on the leader, yet every entry satisfies what the
 // broker's lookup needs. kseg must count the same entries and grade them info.

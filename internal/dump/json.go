@@ -10,8 +10,8 @@ import (
 	"github.com/kseg/kseg/segment"
 )
 
-// jsonWriter emits kseg's NDJSON dump schema (documented in README.md,
-// "JSON schemas"). Keys are snake_case; offsets and ids are numbers; byte
+// jsonWriter emits kseg's NDJSON dump schema (documented in docs/json.md,
+// "kseg dump --format json"). Keys are snake_case; offsets and ids are numbers; byte
 // strings are UTF-8 text when valid, else base64 with an *_encoding field.
 type jsonWriter struct {
 	w sink

@@ -39,7 +39,7 @@ func dumpWith(t *testing.T, workers int, files []string, opts DumpOptions) (stri
 // non-consecutive summary).
 func parallelCorpus(t *testing.T) []string {
 	var files []string
-	for _, root := range []string{"../../testdata", "/work/shared/realworld/segments"} {
+	for _, root := range []string{"../../testdata", realworldSegments()} {
 		filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
 			if err == nil && !e.IsDir() && strings.HasSuffix(p, ".log") {
 				if fi, err := e.Info(); err == nil && fi.Size() <= 256<<10 {

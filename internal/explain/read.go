@@ -2,7 +2,7 @@
 // and which producer settings made the log: batch.size and linger.ms
 // intervals, compression and the ratio the producer estimated, idempotence,
 // partitioner, sync sends. It reads batches through package segment and
-// applies the sizing rules of the Java producer (PRODUCER-MODEL.md §1–3);
+// applies the sizing rules of the Java producer (docs/producer-model.md);
 // rendering is in report (report/explain.go).
 package explain
 

@@ -7,7 +7,7 @@ import (
 )
 
 // replay runs the sender's timeline over the batches for one linger.ms
-// value, as PRODUCER-MODEL.md §3.4–3.6 has it with every partition led by
+// value, as docs/producer-model.md (Accumulator and sender) has it with every partition led by
 // one broker: the earliest event — a size cut (the next record arrived,
 // within the linger window, and did not fit: the new batch makes the old
 // one ready), a linger expiry (first record + linger.ms) or the producer's

@@ -1,5 +1,5 @@
-// Package realworld locates the shared corpus of Kafka files that kseg did
-// not write (../shared/realworld beside the repository). Tests skip when it
+// Package realworld locates the real-world corpus of Kafka files that kseg did
+// not write (a directory beside the repository, or $KSEG_REALWORLD). Tests skip when it
 // is absent, so the repository never depends on it.
 package realworld
 

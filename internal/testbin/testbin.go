@@ -19,7 +19,7 @@ import (
 )
 
 // Version and Commit are stamped into the binary with -ldflags -X, as the
-// README's release build does, so a test can check the stamp without a
+// docs/development.md's build line does, so a test can check the stamp without a
 // second build.
 const (
 	Version = "v9.8.7"

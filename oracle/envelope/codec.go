@@ -270,7 +270,7 @@ func fidelityJSON(kafka string, rows []FidelityRow) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// fidelityMarkdown renders the table for the README and reports.
+// fidelityMarkdown renders the table for docs/oracle.md and reports.
 func fidelityMarkdown(rows []FidelityRow) string {
 	var b bytes.Buffer
 	b.WriteString("| codec | values | batches | mean kseg/kafka | min | max | total | Kafka rate | kseg rate |\n")

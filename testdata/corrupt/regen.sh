@@ -1,16 +1,16 @@
 #!/bin/bash
 # Regenerates the kafka-dump-log goldens for cmd/corrupt_test.go: writes each
-# corrupt case's files (built by TestCorruptWriteFixtures from the shared
+# corrupt case's files (built by TestCorruptWriteFixtures from the
 # real-world corpus and testdata/segments) to a temporary directory, runs
 # Kafka's DumpLogSegments on them from inside that directory, and records
 # stdout (<case>.stdout), the exit status (<case>.exit) and the first line
 # of stderr (<case>.stderr1, for the record; the tests do not compare it).
 #
-# Needs the Kafka 4.4.0 jars: KAFKA_LIB (default /work/wt/oracle/oracle/lib).
+# Needs the Kafka 4.4.0 jars: KAFKA_LIB (default oracle/lib, fetched by oracle_fetch).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-lib=${KAFKA_LIB:-/work/wt/oracle/oracle/lib}
+lib=${KAFKA_LIB:-$root/oracle/lib}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 (cd "$root" && KSEG_CORRUPT_DIR="$work" go test -count=1 -run '^TestCorruptWriteFixtures$' ./cmd/ >/dev/null)

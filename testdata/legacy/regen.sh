@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the kafka-dump-log goldens for the legacy (magic v0/v1) fixtures in this folder.
 # Kafka 4.x cannot write v0/v1, but its kafka-dump-log still reads them, so the fixture bytes are
-# built from FORMAT.md's layouts (see README.md here) and the goldens come from the real tool.
+# built from Kafka's legacy message layouts (see README.md here) and the goldens come from the real tool.
 # Usage: bash testdata/legacy/regen.sh   (from anywhere; needs the oracle's jars, oracle/lib)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../oracle/common.sh"
