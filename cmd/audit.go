@@ -9,6 +9,7 @@ import (
 
 	"github.com/kseg/kseg/internal/audit"
 	"github.com/kseg/kseg/internal/source"
+	"github.com/kseg/kseg/internal/spill"
 	"github.com/kseg/kseg/report"
 	"github.com/kseg/kseg/segment"
 	"github.com/spf13/cobra"
@@ -79,8 +80,9 @@ func runAudit(walk func([]string) ([]segment.Partition, error), coord audit.Coor
 		return withCode(ExitBadInput, err)
 	}
 	out := bufio.NewWriterSize(stdout, 64<<10)
-	text := report.NewAuditText(out)
-	defer text.Close()
+	held := spill.New(1 << 20) // the finding lines wait for the table: 1 MiB in memory, then a temporary file
+	defer held.Close()
+	text := report.NewAuditText(out, held)
 	fail := false
 	err = audit.Stream(parts, workers, opts, func(r *audit.Result) error {
 		if err := audit.CheckTransactions(context.Background(), r, coord); err != nil { // kafka:// partitions: the coordinators' view

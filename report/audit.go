@@ -9,25 +9,33 @@ import (
 	"strings"
 
 	"github.com/kseg/kseg/internal/audit"
-	"github.com/kseg/kseg/internal/spill"
 	"github.com/olekukonko/tablewriter"
 )
 
 // AuditText writes kseg audit's text, one summary row per partition, then
 // the findings of each partition, one line each; it is handed one
-// partition at a time. The table of summaries comes first, so the finding lines wait in a spill buffer (memory up to
-// 1 MiB, then a temporary file) until Flush writes the table and them.
+// partition at a time. The table of summaries comes first, so the finding
+// lines wait in held until Flush writes the table and them.
 type AuditText struct {
 	w    io.Writer
 	t    *tablewriter.Table
-	body *spill.Buffer
+	body Held
 }
 
-// NewAuditText starts an audit's text output to w.
-func NewAuditText(w io.Writer) *AuditText {
+// Held keeps the finding lines until the table is written: the caller
+// chooses where they wait (kseg audit: memory up to a limit, then a
+// temporary file it removes), so the renderer opens no file.
+type Held interface {
+	io.Writer
+	io.WriterTo
+}
+
+// NewAuditText starts an audit's text output to w, holding the finding
+// lines in held.
+func NewAuditText(w io.Writer, held Held) *AuditText {
 	t := tablewriter.NewWriter(w)
 	t.Header("partition", "segments", "batches", "producers", "committed", "aborted", "open", "compacted", "findings")
-	return &AuditText{w: w, t: t, body: spill.New(1 << 20)}
+	return &AuditText{w: w, t: t, body: held}
 }
 
 // Add adds a partition: its row and its finding lines.
@@ -70,9 +78,6 @@ func (a *AuditText) Flush() error {
 	_, err := a.body.WriteTo(a.w)
 	return err
 }
-
-// Close removes the spill buffer's temporary file, if any.
-func (a *AuditText) Close() error { return a.body.Close() }
 
 // batchDetailLine is one batch of a finding over several (audit --detail),
 // indented under it: file@position offsets first..last: message

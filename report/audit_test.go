@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kseg/kseg/internal/audit"
+	"github.com/kseg/kseg/internal/spill"
 )
 
 // TestAuditTextSpills: AuditText writes the table of every partition
@@ -33,14 +34,16 @@ func TestAuditTextSpills(t *testing.T) {
 		results = append(results, r)
 	}
 	var out bytes.Buffer
-	at := NewAuditText(&out)
+	held := spill.New(1 << 20)
+	defer held.Close()
+	at := NewAuditText(&out, held)
 	for _, r := range results {
 		if err := at.Add(r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if !at.body.Spilled() {
-		t.Fatalf("%d bytes of lines stayed in memory", at.body.Size())
+	if !held.Spilled() {
+		t.Fatalf("%d bytes of lines stayed in memory", held.Size())
 	}
 	if out.Len() != 0 {
 		t.Fatalf("%d bytes written before the table", out.Len())
@@ -48,7 +51,6 @@ func TestAuditTextSpills(t *testing.T) {
 	if err := at.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	at.Close()
 	got := out.String()
 	table, body, ok := strings.Cut(got, "┘\n")
 	if !ok || !strings.Contains(table, "t-0") || !strings.Contains(table, "sequence-gap=8000") {
@@ -65,8 +67,7 @@ func TestAuditTextSpills(t *testing.T) {
 
 // auditTable writes the results through one AuditText.
 func auditTable(w io.Writer, results []*audit.Result) error {
-	t := NewAuditText(w)
-	defer t.Close()
+	t := NewAuditText(w, new(bytes.Buffer))
 	for _, r := range results {
 		if err := t.Add(r); err != nil {
 			return err
