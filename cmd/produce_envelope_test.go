@@ -18,7 +18,7 @@ import (
 
 // envelopeCase is a testdata/producer-envelope/<case>.json file: the real
 // Java producer (Kafka 4.4.0) run several times on one workload, written
-// by oracle/producer-envelope.sh.
+// by oracle/regen/producer-envelope.sh.
 type envelopeCase struct {
 	Case        string   `json:"case"`
 	Description string   `json:"description"`
@@ -215,7 +215,7 @@ func TestEnvelopeMatchesRealProducer(t *testing.T) {
 
 // The held-out real runs (another day's, never fitted to: README, "Timing,
 // ranges and comparisons") are the same workloads as the committed ones,
-// so KSEG_FIT_DATA can score the model on them and oracle/producer-
+// so KSEG_FIT_DATA can score the model on them and oracle/regen/producer-
 // envelope.sh --reuse can pool them.
 func TestHeldOutEnvelopeCases(t *testing.T) {
 	dir := filepath.Join(repoDir(t), "testdata")

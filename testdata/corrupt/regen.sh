@@ -6,11 +6,11 @@
 # stdout (<case>.stdout), the exit status (<case>.exit) and the first line
 # of stderr (<case>.stderr1, for the record; the tests do not compare it).
 #
-# Needs the Kafka 4.4.0 jars: KAFKA_LIB (default /work/wt/oracle/oracle/lib).
+# Needs the Kafka 4.4.0 jars: KAFKA_LIB (default the repository's oracle/lib, see oracle/README.md).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-lib=${KAFKA_LIB:-/work/wt/oracle/oracle/lib}
+lib=${KAFKA_LIB:-$root/oracle/lib}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 (cd "$root" && KSEG_CORRUPT_DIR="$work" go test -count=1 -run '^TestCorruptWriteFixtures$' ./cmd/ >/dev/null)
