@@ -123,7 +123,7 @@ goldens() {
   echo "oracle: ${#MANIFEST_ROWS[@]} goldens" >&2
   # testdata/segments/tiered/ comes from its own broker run (oracle/regen/tiered.sh); its goldens too
   if [ -d "$SEG/tiered" ]; then
-    bash "$ORACLE/tiered.sh" goldens
+    bash "$ORACLE/regen/tiered.sh" goldens
   fi
 }
 
