@@ -4,7 +4,7 @@
 # senders, exact fits, compressibility changes). The data behind `kseg produce --runs` envelopes.
 #
 #   oracle/regen/producer-envelope.sh [--runs N] [--only REGEX] [--out DIR] [--keep DIR] [--reuse DIR]
-#                               [--max-pressure P]
+#                                     [--max-pressure P]
 #
 # The cases are listed by `go run ./oracle/envelope cases` (oracle/envelope/cases.go). One broker
 # (oracle/infra/broker.sh) serves every run; each run gets a fresh topic (<case>-r<i>) and a fresh JVM
