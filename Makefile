@@ -1,4 +1,4 @@
 .PHONY: oracle
 # Regenerate testdata/segments (fixtures + kafka-dump-log goldens) with a real Kafka broker.
 oracle:
-	bash oracle/regen.sh
+	bash oracle/regen/segments.sh

@@ -18,8 +18,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 out="$here/out"
-# shellcheck source=../oracle/common.sh
-source "$root/oracle/common.sh" # ORACLE, JAVA, oracle_fetch
+# shellcheck source=../oracle/infra/common.sh
+source "$root/oracle/infra/common.sh" # ORACLE, JAVA, oracle_fetch
 slice=${KAFKA_SLICE:-134217728}
 if [ -n "${KAFKA_LIB:-}" ]; then
   lib=$KAFKA_LIB
@@ -33,7 +33,7 @@ fi
 # default KAFKA_HEAP_OPTS and KAFKA_JVM_PERFORMANCE_OPTS, log4j kept quiet.
 kafka_dump_log=("$JAVA" -Xmx256M -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
   -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true
-  -Dlog4j2.configurationFile="$ORACLE/log4j2-quiet.properties" -cp "$lib/*"
+  -Dlog4j2.configurationFile="$INFRA/log4j2-quiet.properties" -cp "$lib/*"
   "${DUMP_CLASS:-org.apache.kafka.tools.DumpLogSegments}")
 mkdir -p "$out"
 cd "$root"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # kseg count over the wire against full reads of the same topic by kcat and kafka-console-consumer:
-# a throwaway KRaft broker on 127.0.0.1 (oracle/broker.sh), one topic of RECORDS (10 million)
+# a throwaway KRaft broker on 127.0.0.1 (oracle/infra/broker.sh), one topic of RECORDS (10 million)
 # records of 100 bytes written by Kafka's ProducerPerformance, then one timed run of each reader
 # with GNU time (elapsed seconds, peak RSS).
 #
@@ -10,7 +10,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-source "$root/oracle/common.sh"
+source "$root/oracle/infra/common.sh"
 oracle_fetch
 N=${RECORDS:-10000000}
 command -v kcat >/dev/null || { echo "kcat not found: apt-get install kcat" >&2; exit 2; }
@@ -18,13 +18,13 @@ command -v kcat >/dev/null || { echo "kcat not found: apt-get install kcat" >&2;
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kseg-wire-bench.XXXXXX")
 cleanup() {
-  bash "$ORACLE/broker.sh" stop "$WORK" >/dev/null 2>&1 || true
+  bash "$INFRA/broker.sh" stop "$WORK" >/dev/null 2>&1 || true
   [ -n "${KEEP:-}" ] && echo "kept $WORK" || rm -rf "$WORK"
 }
 trap cleanup EXIT
 (cd "$root" && go build -o "$WORK/kseg" .)
-B=$(bash "$ORACLE/broker.sh" start "$WORK")
-kafka_tool() { "$JAVA" -Xmx512M -Dlog4j2.configurationFile="$ORACLE/log4j2-quiet.properties" -cp "$ORACLE/lib/*" "$@"; }
+B=$(bash "$INFRA/broker.sh" start "$WORK")
+kafka_tool() { "$JAVA" -Xmx512M -Dlog4j2.configurationFile="$INFRA/log4j2-quiet.properties" -cp "$ORACLE/lib/*" "$@"; }
 kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$B" --create --topic bench \
   --partitions 1 --replication-factor 1 >/dev/null
 echo "producing $N records of 100 bytes to $B ..."
@@ -48,7 +48,7 @@ measure "kseg count --fetch-bytes 4M" "$WORK/kseg" count --fetch-bytes 4194304 "
 measure "kcat -C -e -o beginning" kcat -C -b "$B" -t bench -o beginning -e -q
 measure "kafka-console-consumer" "$JAVA" -Xmx512M -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
   -XX:InitiatingHeapOccupancyPercent=35 -Djava.awt.headless=true \
-  -Dlog4j2.configurationFile="$ORACLE/log4j2-quiet.properties" -cp "$ORACLE/lib/*" \
+  -Dlog4j2.configurationFile="$INFRA/log4j2-quiet.properties" -cp "$ORACLE/lib/*" \
   org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$B" --topic bench --from-beginning \
   --max-messages "$N"
 echo "kseg: $(cat "$WORK"/out.kseg_count_kafka___)"

@@ -21,7 +21,7 @@ import (
 	"github.com/kseg/kseg/batch"
 )
 
-// TestLiveHangingTransaction runs against the broker oracle/wire-txn.sh
+// TestLiveHangingTransaction runs against the broker oracle/ci/wire-txn.sh
 // starts ($KSEG_TXN_BROKER, HOST:PORT): one that does not check that a
 // transactional batch's partition is in a transaction
 // (transaction.partition.verification.enable=false) and does not abort
@@ -34,7 +34,7 @@ import (
 func TestLiveHangingTransaction(t *testing.T) {
 	broker := os.Getenv("KSEG_TXN_BROKER")
 	if broker == "" {
-		t.Skip("no broker: oracle/wire-txn.sh sets KSEG_TXN_BROKER")
+		t.Skip("no broker: oracle/ci/wire-txn.sh sets KSEG_TXN_BROKER")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -18,7 +18,7 @@ import (
 
 // envelopeCase is a testdata/producer-envelope/<case>.json file: the real
 // Java producer (Kafka 4.4.0) run several times on one workload, written
-// by oracle/producer-envelope.sh.
+// by oracle/regen/producer-envelope.sh.
 type envelopeCase struct {
 	Case        string   `json:"case"`
 	Description string   `json:"description"`
@@ -187,12 +187,20 @@ func TestEnvelopeMatchesRealProducer(t *testing.T) {
 	root := repoDir(t)
 	cases := loadEnvelopeCases(t, filepath.Join(repoDir(t), "testdata", "producer-envelope"))
 	t.Chdir(root) // value files are named relative to the repository
-	var table []string
+	// The cases are independent and each simulation is seeded by its run
+	// index, so they run in parallel: they are most of cmd's test time.
+	// rows[i] is case i's part of the table, logged in case order once
+	// every case is done.
+	rows := make([][]string, len(cases))
+	t.Cleanup(func() {
+		t.Logf("\n| case | partition | real batches per run | model min / p50 / max |\n| --- | --- | --- | --- |\n%s", strings.Join(slices.Concat(rows...), "\n"))
+	})
 	for i := range cases {
 		c := &cases[i]
 		t.Run(c.Case, func(t *testing.T) {
+			t.Parallel()
 			res := evalEnvelopeCase(t, c, nil, envelopeRuns, envelopeMedianRuns)
-			table = append(table, res.rows...)
+			rows[i] = res.rows
 			known := knownMisses[c.Case]
 			for _, m := range []struct {
 				got      []string
@@ -210,12 +218,11 @@ func TestEnvelopeMatchesRealProducer(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("\n| case | partition | real batches per run | model min / p50 / max |\n| --- | --- | --- | --- |\n%s", strings.Join(table, "\n"))
 }
 
 // The held-out real runs (another day's, never fitted to: docs/calibration.md,
 // "How well it holds") are the same workloads as the committed ones,
-// so KSEG_FIT_DATA can score the model on them and oracle/producer-
+// so KSEG_FIT_DATA can score the model on them and oracle/regen/producer-
 // envelope.sh --reuse can pool them.
 func TestHeldOutEnvelopeCases(t *testing.T) {
 	dir := filepath.Join(repoDir(t), "testdata")

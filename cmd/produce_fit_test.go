@@ -19,7 +19,7 @@ import (
 )
 
 // TestFitTiming is the calibration helper behind producer.DefaultTiming
-// (bench/fit-timing.sh runs it over a grid): it scores timing flags against
+// (oracle/calibration/fit-timing.sh runs it over a grid): it scores timing flags against
 // every committed real-producer case. It runs only when KSEG_FIT is set;
 // KSEG_FIT holds the produce flags to try (for example
 // "--wake-latency=1ms --loop-cost=200us"; "default" tries the defaults),
@@ -56,7 +56,7 @@ import (
 func TestFitTiming(t *testing.T) {
 	flags := os.Getenv("KSEG_FIT")
 	if flags == "" {
-		t.Skip("calibration helper: set KSEG_FIT (see bench/fit-timing.sh)")
+		t.Skip("calibration helper: set KSEG_FIT (see oracle/calibration/fit-timing.sh)")
 	}
 	var extra []string
 	if flags != "default" {
@@ -155,10 +155,10 @@ func bootMedian(t *testing.T, c *envelopeCase, extra []string, runs int) {
 	}
 }
 
-// bench/fit-search-defaults.json, where a calibration search starts, is
+// oracle/calibration/fit-search-defaults.json, where a calibration search starts, is
 // the committed defaults (durations in µs, rounded as the file holds them).
 func TestFitSearchStartsAtDefaults(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(repoDir(t), "bench", "fit-search-defaults.json"))
+	raw, err := os.ReadFile(filepath.Join(repoDir(t), "oracle", "calibration", "fit-search-defaults.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 // TestProduceMatchesRealBroker replays the size-cut cases of
-// oracle/producer-compare.sh: testdata/producer-oracle/<case>/ holds the
+// oracle/regen/producer-compare.sh: testdata/producer-oracle/<case>/ holds the
 // partition directories a real Kafka broker wrote for the Java producer
 // (.log, .index, .timeindex, .snapshot) and case.txt the kseg produce
 // arguments with the same settings, record timestamps, producer id/epoch

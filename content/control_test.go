@@ -32,7 +32,7 @@ func voter(id int32, dir string, endpoints ...any) string {
 // kafka-dump-log); regenerate with
 //
 //	KSEG_WRITE_CRAFTED_CONTROL=/tmp/cc go test ./content -run TestWriteCraftedControl
-//	source oracle/common.sh; DUMP_CLASS=$(dump_class)
+//	source oracle/infra/common.sh; DUMP_CLASS=$(dump_class)
 //	for d in /tmp/cc/*/; do out=$(cd $d && dumplog --files 00000000000000000000.log --deep-iteration 2>err) \
 //	  && echo "$out" | sed -n 's/^| offset: .*headerKeys: \[\] [A-Za-z]*:* //p' \
 //	  || head -1 $d/err | sed 's/^Exception in thread "main" /! /'; done >content/testdata/control_crafted.golden

@@ -164,7 +164,7 @@ type Timing struct {
 // warm), a batch costs 150 us (170 with zstd), a burst has no stalls of
 // its own and a thread sleeping between sends wakes late once every 145
 // sends (PauseEvery 0, IdlePauseEvery). Fitted with a seeded random search
-// over the sender's costs and jitters (bench/fit-search.py), scored by
+// over the sender's costs and jitters (oracle/calibration/fit-search.py), scored by
 // TestFitTiming (each real run inside the model's range over 200 runs, the
 // model's median over 1000 within 5% of the real one): the sender's busy
 // wake-up, loop, close and cold close (in its first close, as the real

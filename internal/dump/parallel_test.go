@@ -113,10 +113,17 @@ func TestParallelDumpMatchesSequential(t *testing.T) {
 			if v.name == "print" {
 				chunks = append(chunks, [2]int{3000, 40})
 			}
+			// One worker never takes the parallel path, so the chunk size
+			// does not change its output: each file's sequential dump is
+			// made once and compared with every chunk size's.
+			seq := make([][3]string, len(files))
+			for i, f := range files {
+				seq[i][0], seq[i][1], seq[i][2] = dumpWith(t, 1, []string{f}, opts)
+			}
 			for _, chunk := range chunks {
 				chunkBytes, chunkRecords = chunk[0], chunk[1]
-				for _, f := range files {
-					so1, se1, e1 := dumpWith(t, 1, []string{f}, opts)
+				for i, f := range files {
+					so1, se1, e1 := seq[i][0], seq[i][1], seq[i][2]
 					so2, se2, e2 := dumpWith(t, 3, []string{f}, opts)
 					parallelRuns++
 					if so1 != so2 || se1 != se2 || e1 != e2 {

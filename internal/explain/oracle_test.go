@@ -12,7 +12,7 @@ import (
 )
 
 // TestJavaFixtures: logs written by the real Java producer (Kafka 4.4.0,
-// oracle/src/Workloads.java) with known settings. Inferred intervals must
+// oracle/java/src/Workloads.java) with known settings. Inferred intervals must
 // contain the true batch.size and linger.ms, or say nothing.
 func TestJavaFixtures(t *testing.T) {
 	cases := []struct {
@@ -81,7 +81,7 @@ func TestJavaFixtures(t *testing.T) {
 	}
 }
 
-// TestExplainOracle: the logs of oracle/explain-oracle.sh, written by the
+// TestExplainOracle: the logs of oracle/regen/explain-oracle.sh, written by the
 // Java producer with the settings in cases.tsv. Every inferred interval
 // contains the true value (or the log gives none), sync and compression
 // are named right, and the partitioner where the log decides it.

@@ -47,7 +47,7 @@ func burst(name, desc string, c Case) Case {
 	return c
 }
 
-// Cases is the matrix of oracle/producer-envelope.sh.
+// Cases is the matrix of oracle/regen/producer-envelope.sh.
 func Cases() []Case {
 	var cs []Case
 	for _, codec := range []string{"gzip", "snappy", "lz4", "zstd"} {

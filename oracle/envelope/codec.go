@@ -240,7 +240,7 @@ func fidelityJSON(kafka string, rows []FidelityRow) ([]byte, error) {
 		Method: "every compressed batch the Java producer wrote in the envelope cases (all runs) is decoded with kseg's reader, " +
 			"rebuilt record for record with batch.Builder (identical uncompressed records, checked) and compressed with batch.Compressor",
 		Ratio:   "kseg compressed payload bytes / Kafka compressed payload bytes, per batch (payload = batch minus its 61-byte header)",
-		Command: "oracle/producer-envelope.sh (go run ./oracle/envelope codec)",
+		Command: "oracle/regen/producer-envelope.sh (go run ./oracle/envelope codec)",
 		Rows:    rows,
 	}
 	var b bytes.Buffer

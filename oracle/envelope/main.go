@@ -1,4 +1,4 @@
-// Command envelope is the Go half of oracle/producer-envelope.sh: the case
+// Command envelope is the Go half of oracle/regen/producer-envelope.sh: the case
 // matrix, the value files, and the data it commits under
 // testdata/producer-envelope/ from what the real producer and broker did.
 //

@@ -6,7 +6,7 @@
 # stdout (<case>.stdout), the exit status (<case>.exit) and the first line
 # of stderr (<case>.stderr1, for the record; the tests do not compare it).
 #
-# Needs the Kafka 4.4.0 jars: KAFKA_LIB (default oracle/lib, fetched by oracle_fetch).
+# Needs the Kafka 4.4.0 jars: KAFKA_LIB (default the repository's oracle/lib, see oracle/README.md).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)

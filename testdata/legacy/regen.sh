@@ -4,7 +4,7 @@
 # built from Kafka's legacy message layouts (see README.md here) and the goldens come from the real tool.
 # Usage: bash testdata/legacy/regen.sh   (from anywhere; needs the oracle's jars, oracle/lib)
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/../../oracle/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../../oracle/infra/common.sh"
 cd "$REPO"
 oracle_fetch
 dump_class >/dev/null
