@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"fmt"
+	"github.com/kseg/kseg/internal/jsonobj"
 	"io"
 	"strconv"
 	"strings"
@@ -19,71 +20,69 @@ import (
 func ExplainJSON(w io.Writer, res *explain.Result) error {
 	bw := bufio.NewWriter(w)
 	for _, b := range res.Batches {
-		var j jsonObj
-		j.str("type", "batch")
-		j.str("topic", b.Topic)
-		j.int("partition", int64(b.Partition))
-		j.int("base_offset", b.BaseOffset)
-		j.int("records", int64(b.Records))
-		j.int("bytes", b.Bytes)
-		j.str("cut", b.Cut)
-		j.str("evidence", b.Evidence)
-		bw.Write(j.done())
+		var j jsonobj.Obj
+		j.Str("type", "batch")
+		j.Str("topic", b.Topic)
+		j.Int("partition", int64(b.Partition))
+		j.Int("base_offset", b.BaseOffset)
+		j.Int("records", int64(b.Records))
+		j.Int("bytes", b.Bytes)
+		j.Str("cut", b.Cut)
+		j.Str("evidence", b.Evidence)
+		bw.Write(j.Done())
 		bw.WriteByte('\n')
 	}
 	for _, ps := range res.Partitions {
 		s := &ps.Producer.Settings
-		var j jsonObj
-		j.str("type", "partition")
-		j.str("topic", ps.Topic)
-		j.int("partition", int64(ps.Partition))
-		j.int("producer_id", ps.ProducerID)
-		var set jsonObj
-		set.raw("batch_size", intervalJSON(s.BatchSize))
-		set.raw("linger_ms", intervalJSON(s.LingerMs))
-		set.raw("compression", strOrNull(s.Compression))
+		var j jsonobj.Obj
+		j.Str("type", "partition")
+		j.Str("topic", ps.Topic)
+		j.Int("partition", int64(ps.Partition))
+		j.Int("producer_id", ps.ProducerID)
+		var set jsonobj.Obj
+		set.Raw("batch_size", intervalJSON(s.BatchSize))
+		set.Raw("linger_ms", intervalJSON(s.LingerMs))
+		set.Raw("compression", strOrNull(s.Compression))
 		if s.Ratio > 0 {
-			set.raw("compression_ratio", strconv.FormatFloat(float64(s.Ratio), 'f', 4, 32))
+			set.Raw("compression_ratio", strconv.FormatFloat(float64(s.Ratio), 'f', 4, 32))
 		} else {
-			set.raw("compression_ratio", "null")
+			set.Raw("compression_ratio", "null")
 		}
-		set.raw("idempotence", boolOrNull(s.Idempotence))
-		set.raw("acks", strOrNull(s.Acks))
-		set.raw("sync", boolOrNull(s.Sync))
-		set.raw("partitioner", strOrNull(s.Partitioner))
-		set.raw("max_in_flight", strOrNull(s.MaxInFlight))
-		j.raw("settings", string(set.done()))
-		var cuts jsonObj
+		set.Raw("idempotence", boolOrNull(s.Idempotence))
+		set.Raw("acks", strOrNull(s.Acks))
+		set.Raw("sync", boolOrNull(s.Sync))
+		set.Raw("partitioner", strOrNull(s.Partitioner))
+		set.Raw("max_in_flight", strOrNull(s.MaxInFlight))
+		j.Raw("settings", string(set.Done()))
+		var cuts jsonobj.Obj
 		for _, c := range explain.Cuts {
 			if n := ps.Cuts[c]; n > 0 {
-				cuts.int(c, int64(n))
+				cuts.Int(c, int64(n))
 			}
 		}
-		j.raw("cuts", string(cuts.done()))
-		bw.Write(j.done())
+		j.Raw("cuts", string(cuts.Done()))
+		bw.Write(j.Done())
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()
 }
 
-func (j *jsonObj) raw(k, v string) { j.key(k); j.b = append(j.b, v...) }
-
 func intervalJSON(iv *explain.Interval) string {
 	if iv == nil {
 		return "null"
 	}
-	var j jsonObj
-	j.int("min", iv.Min)
+	var j jsonobj.Obj
+	j.Int("min", iv.Min)
 	if iv.Max >= 0 {
-		j.int("max", iv.Max)
+		j.Int("max", iv.Max)
 	} else {
-		j.raw("max", "null")
+		j.Raw("max", "null")
 	}
-	j.int("likely", iv.Likely)
-	j.str("confidence", iv.Confidence)
-	j.int("batches", int64(iv.Batches))
-	j.str("evidence", iv.Evidence)
-	return string(j.done())
+	j.Int("likely", iv.Likely)
+	j.Str("confidence", iv.Confidence)
+	j.Int("batches", int64(iv.Batches))
+	j.Str("evidence", iv.Evidence)
+	return string(j.Done())
 }
 
 func strOrNull(s string) string {

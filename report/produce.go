@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/kseg/kseg/internal/jsonobj"
 	"io"
 	"math"
 	"path/filepath"
@@ -50,15 +51,15 @@ func Sweep(w io.Writer, runs []producer.SweepRun, results []*producer.Result) er
 func ProduceJSON(w io.Writer, topic string, res *producer.Result) error {
 	bw := bufio.NewWriter(w)
 	for _, b := range res.Batches {
-		var j jsonObj
-		j.str("type", "batch")
-		j.str("topic", topic)
-		j.int("partition", int64(b.Partition))
-		j.int("base_offset", b.BaseOffset)
-		j.int("records", int64(b.Records))
-		j.int("bytes", int64(b.Bytes))
-		j.str("cut", b.Cut)
-		bw.Write(j.done())
+		var j jsonobj.Obj
+		j.Str("type", "batch")
+		j.Str("topic", topic)
+		j.Int("partition", int64(b.Partition))
+		j.Int("base_offset", b.BaseOffset)
+		j.Int("records", int64(b.Records))
+		j.Int("bytes", int64(b.Bytes))
+		j.Str("cut", b.Cut)
+		bw.Write(j.Done())
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()

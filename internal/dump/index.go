@@ -90,11 +90,11 @@ func (d *Dumper) dumpIndex(name string) error {
 func (d *Dumper) indexFinding(name, code, sev string, ent index.OffsetEntry, msg string) {
 	if d.json != nil {
 		d.json.begin("finding", name)
-		d.json.j.str("code", code)
-		d.json.j.str("severity", sev)
-		d.json.j.int("index_offset", ent.Offset)
-		d.json.j.int("position", int64(ent.Position))
-		d.json.j.str("message", msg)
+		d.json.j.Str("code", code)
+		d.json.j.Str("severity", sev)
+		d.json.j.Int("index_offset", ent.Offset)
+		d.json.j.Int("position", int64(ent.Position))
+		d.json.j.Str("message", msg)
 		d.json.end()
 		return
 	}
@@ -111,13 +111,13 @@ func (d *Dumper) lookupInvariant(name string, ent index.OffsetEntry, first *inde
 	}
 	if d.json != nil {
 		d.json.begin("finding", name)
-		d.json.j.str("code", "index-lookup-invariant")
-		d.json.j.str("severity", sev)
-		d.json.j.int("index_offset", ent.Offset)
-		d.json.j.int("position", int64(ent.Position))
-		d.json.j.int("batch_base_offset", first.BaseOffset)
-		d.json.j.int("batch_last_offset", first.LastOffset)
-		d.json.j.str("message", msg)
+		d.json.j.Str("code", "index-lookup-invariant")
+		d.json.j.Str("severity", sev)
+		d.json.j.Int("index_offset", ent.Offset)
+		d.json.j.Int("position", int64(ent.Position))
+		d.json.j.Int("batch_base_offset", first.BaseOffset)
+		d.json.j.Int("batch_last_offset", first.LastOffset)
+		d.json.j.Str("message", msg)
 		d.json.end()
 		return
 	}
@@ -222,8 +222,8 @@ func (d *Dumper) dumpSnapshot(name string) error {
 			}
 			if d.json != nil {
 				d.json.begin("finding", name)
-				d.json.j.str("code", "corrupt-snapshot")
-				d.json.j.str("message", msg)
+				d.json.j.Str("code", "corrupt-snapshot")
+				d.json.j.Str("message", msg)
 				d.json.end()
 				return nil
 			}
@@ -290,51 +290,51 @@ func (d *Dumper) dumpTxnIndex(name string) error {
 
 func (jw *jsonWriter) indexStatus(name, status string) {
 	jw.begin("index_status", name)
-	jw.j.str("status", status)
+	jw.j.Str("status", status)
 	jw.end()
 }
 
 func (jw *jsonWriter) indexEntry(name string, off, pos int64) {
 	jw.begin("index_entry", name)
-	jw.j.int("offset", off)
-	jw.j.int("position", pos)
+	jw.j.Int("offset", off)
+	jw.j.Int("position", pos)
 	jw.end()
 }
 
 func (jw *jsonWriter) timeIndexEntry(name string, ts, off int64) {
 	jw.begin("time_index_entry", name)
-	jw.j.int("timestamp", ts)
-	jw.j.int("offset", off)
+	jw.j.Int("timestamp", ts)
+	jw.j.Int("offset", off)
 	jw.end()
 }
 
 func (jw *jsonWriter) abortedTxn(name string, t index.AbortedTxn) {
 	jw.begin("aborted_txn", name)
-	jw.j.int("version", int64(t.Version()))
-	jw.j.int("producer_id", t.ProducerID)
-	jw.j.int("first_offset", t.FirstOffset)
-	jw.j.int("last_offset", t.LastOffset)
-	jw.j.int("last_stable_offset", t.LastStableOffset)
+	jw.j.Int("version", int64(t.Version()))
+	jw.j.Int("producer_id", t.ProducerID)
+	jw.j.Int("first_offset", t.FirstOffset)
+	jw.j.Int("last_offset", t.LastOffset)
+	jw.j.Int("last_stable_offset", t.LastStableOffset)
 	jw.end()
 }
 
 func (jw *jsonWriter) producerEntry(name string, e index.ProducerEntry) {
 	jw.begin("producer_state", name)
 	j := &jw.j
-	j.int("producer_id", e.ProducerID)
-	j.int("producer_epoch", int64(e.Epoch))
-	j.int("coordinator_epoch", int64(e.CoordinatorEpoch))
+	j.Int("producer_id", e.ProducerID)
+	j.Int("producer_epoch", int64(e.Epoch))
+	j.Int("coordinator_epoch", int64(e.CoordinatorEpoch))
 	if f, ok := e.TxnFirstOffset(); ok {
-		j.int("current_txn_first_offset", f)
+		j.Int("current_txn_first_offset", f)
 	} else {
-		j.null("current_txn_first_offset")
+		j.Null("current_txn_first_offset")
 	}
-	j.int("last_timestamp", e.Timestamp)
+	j.Int("last_timestamp", e.Timestamp)
 	if e.HasBatchMetadata() {
-		j.int("first_sequence", int64(e.FirstSequence()))
-		j.int("last_sequence", int64(e.LastSequence))
-		j.int("last_offset", e.LastOffset)
-		j.int("offset_delta", int64(e.OffsetDelta))
+		j.Int("first_sequence", int64(e.FirstSequence()))
+		j.Int("last_sequence", int64(e.LastSequence))
+		j.Int("last_offset", e.LastOffset)
+		j.Int("offset_delta", int64(e.OffsetDelta))
 	}
 	jw.end()
 }
