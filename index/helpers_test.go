@@ -35,7 +35,7 @@ func realworldDir(t testing.TB) string {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Skip("shared/realworld not found; skipping real-world tests")
+			t.Skip("real-world corpus not found (set KSEG_REALWORLD); skipping real-world tests")
 		}
 		dir = parent
 	}

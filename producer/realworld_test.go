@@ -24,7 +24,7 @@ func realworld(t *testing.T) string {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Skip("shared/realworld not found")
+			t.Skip("real-world corpus not found (set KSEG_REALWORLD)")
 		}
 		dir = parent
 	}

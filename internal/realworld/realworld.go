@@ -28,6 +28,6 @@ func Dir(t testing.TB) string {
 			break
 		}
 	}
-	t.Skip("realworld corpus not found (looked for shared/realworld above the repository)")
+	t.Skip("real-world corpus not found: set KSEG_REALWORLD, or keep it beside the repository")
 	return ""
 }
