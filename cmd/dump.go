@@ -126,7 +126,7 @@ func dumpHelpOrVersion(a *dump.Args, stdout, stderr io.Writer) (done bool, err e
 		// kafka-dump-log prints its usage on stderr and exits 1; scripts that
 		// call kseg in its place see the same.
 		fmt.Fprintf(stderr, "%s\n\nExamples:\n%s\n", dumpHelp, dumpExample)
-		return true, silentExit(1)
+		return true, silentExit(ExitKafkaCrash)
 	case a.Version:
 		// The kafka-dump-log release whose output kseg reproduces.
 		fmt.Fprintln(stdout, KafkaVersion)
@@ -144,7 +144,7 @@ func dumpSegments(d *dump.Dumper, segs []segment.Segment, kafkaForm bool, stderr
 			d.Finish()
 			if kafkaForm {
 				fmt.Fprintf(stderr, "kseg: error: %v\n", err)
-				return silentExit(1)
+				return silentExit(ExitKafkaCrash)
 			}
 			return withCode(ExitBadInput, err)
 		}

@@ -33,7 +33,8 @@ A producer whose batches all hold one record, never two in one
 millisecond, is named sync; an asynchronous producer with linger.ms below
 its send interval writes the same log.
 
-Exit status: 0 ok, 2 usage, 3 unreadable input.`
+Exit status: 0 ok, 2 usage, 3 unreadable input, 4 --advice could not run
+the reference producer (an internal error).`
 
 func newExplainCmd() *cobra.Command {
 	var asJSON, batches, advise bool

@@ -52,7 +52,12 @@ values of --value-size bytes, 0 compressible .. 1 random).
 values, all combinations); each run is written to DIR/<run name>/ and a
 summary table is printed. Example:
   {"records": 200, "value-size": 100,
-   "sweep": {"linger-ms": [0, 5, 1000], "batch-size": [1024, 16384]}}`
+   "sweep": {"linger-ms": [0, 5, 1000], "batch-size": [1024, 16384]}}
+
+Exit status: 0 ok, 1 with --compare a partition outside --tolerance, 2 usage
+(bad settings, --out not empty without --force), 3 bad input (a record too
+large, buffer.memory exhausted, unreadable values or --compare/--like log),
+4 the output could not be written or another internal error.`
 
 // produceFlags binds the flags of kseg produce to a Config.
 type produceFlags struct {
