@@ -42,6 +42,7 @@ Options (kafka-dump-log's):
 Options (kseg's):
   --format text|kseg|json    text is kafka-dump-log's; kseg adds header values,
                              codec sniffing and index invariant checks; json is NDJSON
+  --json                     short for --format json
   --key-decoder NAME         string|int|long|hex|base64|none
   --value-decoder NAME       likewise for values
   --keep-going               report corrupt regions, resynchronise and continue
