@@ -8,5 +8,5 @@ import (
 )
 
 func main() {
-	os.Exit(cmd.Execute(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(int(cmd.Execute(os.Args[1:], os.Stdout, os.Stderr)))
 }

@@ -29,7 +29,7 @@ Exit status: 0 no finding at or above --fail-on; 1 findings at or above it;
 
 func newAuditCmd() *cobra.Command {
 	var (
-		asJSON    bool
+		out       outputFlag
 		failOn    string
 		compacted bool
 		skipCRC   bool
@@ -53,12 +53,12 @@ func newAuditCmd() *cobra.Command {
 				return withCode(ExitUsage, fmt.Errorf("--workers %d: want at least 1", workers))
 			}
 			return withSource(&sf, func(src *source.Set) error {
-				return runAudit(src.Partitions, src, args, audit.Options{Compacted: compacted, SkipCRC: skipCRC, Detail: detail}, workers, asJSON, threshold, c.OutOrStdout())
+				return runAudit(src.Partitions, src, args, audit.Options{Compacted: compacted, SkipCRC: skipCRC, Detail: detail}, workers, out.json(), threshold, c.OutOrStdout())
 			})
 		},
 	}
 	f := c.Flags()
-	f.BoolVar(&asJSON, "json", false, "NDJSON: one finding per line, then a summary object per partition")
+	out.add(f, "NDJSON: one finding per line, then a summary object per partition")
 	f.StringVar(&failOn, "fail-on", "warning", "exit 1 when a finding at or above this severity exists: info, warning or error")
 	f.BoolVar(&compacted, "compacted", false, "the topic is compacted (cleanup.policy=compact): downgrade what compaction explains")
 	f.BoolVar(&skipCRC, "skip-crc", false, "do not verify batch CRCs (a pure header scan)")

@@ -23,7 +23,7 @@ func TestAuditExitCodes(t *testing.T) {
 	}
 	tests := []struct {
 		args []string
-		code int
+		code ExitCode
 	}{
 		{[]string{"audit", clean}, ExitOK},
 		{[]string{"audit", "--fail-on", "info", clean}, ExitOK},

@@ -20,11 +20,11 @@ func TestBinary(t *testing.T) {
 	small := filepath.Join(goldens.Segments(t), "seed", "u05-small-0")
 	tests := []struct {
 		args []string
-		code int
+		code ExitCode
 	}{
 		{[]string{"count", small}, ExitOK},
 		{[]string{"count", "--expect-histogram", "8x24", small}, ExitFindings},
-		{[]string{"dump", "--help"}, 1}, // kafka-dump-log's usage status
+		{[]string{"dump", "--help"}, ExitKafkaCrash}, // kafka-dump-log's usage status
 		{[]string{"count", "--no-such-flag", small}, ExitUsage},
 		{[]string{"count", filepath.Join(small, "does-not-exist")}, ExitBadInput},
 	}
@@ -32,10 +32,10 @@ func TestBinary(t *testing.T) {
 		var so, se bytes.Buffer
 		c := exec.Command(bin, tc.args...)
 		c.Stdout, c.Stderr = &so, &se
-		code := 0
+		code := ExitOK
 		var ee *exec.ExitError
 		if err := c.Run(); errors.As(err, &ee) {
-			code = ee.ExitCode()
+			code = ExitCode(ee.ExitCode())
 		} else if err != nil {
 			t.Fatal(err)
 		}

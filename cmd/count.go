@@ -48,16 +48,17 @@ Limits:
 Exit status: 0 ok, 1 a check failed, 2 usage, 3 unreadable input.`
 
 type countFlags struct {
-	detail, asJSON bool
-	workers        int
-	batchSize      int
-	expect         []string
-	minAvg         float64
-	maxBatches     int64
-	minFill        float64
-	quiet          bool
-	maxBytes       int64
-	maxDecomp      int
+	detail     bool
+	out        outputFlag
+	workers    int
+	batchSize  int
+	expect     []string
+	minAvg     float64
+	maxBatches int64
+	minFill    float64
+	quiet      bool
+	maxBytes   int64
+	maxDecomp  int
 }
 
 func newCountCmd() *cobra.Command {
@@ -76,7 +77,7 @@ func newCountCmd() *cobra.Command {
 	fs := c.Flags()
 	fs.SortFlags = false
 	fs.BoolVar(&f.detail, "detail", false, "add a table: bytes, min/avg/max, fill, codecs and compression ratio (decompresses), control batches, time span, producer ids")
-	fs.BoolVar(&f.asJSON, "json", false, "one JSON object per partition (NDJSON)")
+	f.out.add(fs, "NDJSON: one object per partition")
 	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "partitions scanned in parallel")
 	fs.IntVar(&f.batchSize, "batch-size", 0, "producer batch.size, for the fill ratio")
 	fs.StringArrayVar(&f.expect, "expect-histogram", nil, "check: histogram H for every partition, or TOPIC-P=H for one (repeatable)")
@@ -142,7 +143,7 @@ func runCount(c *cobra.Command, f *countFlags, src *source.Set, args []string) e
 		return withCode(ExitBadInput, err)
 	}
 	out := bufio.NewWriterSize(c.OutOrStdout(), 64<<10) // a line per partition
-	if f.asJSON {
+	if f.out.json() {
 		err = report.CountJSON(out, res, f.batchSize)
 	} else {
 		err = report.CountText(out, res, f.detail, f.batchSize)

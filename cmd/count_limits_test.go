@@ -96,7 +96,7 @@ func TestCountMaxDecompressed(t *testing.T) {
 	tests := []struct {
 		name   string
 		args   []string
-		code   int
+		code   ExitCode
 		stderr []string
 	}{
 		{"at the limit", []string{"--detail", "--max-decompressed", strconv.Itoa(largest), part}, 0, nil},

@@ -55,7 +55,7 @@ func TestCountChecks(t *testing.T) {
 	tests := []struct {
 		name   string
 		args   []string
-		code   int
+		code   ExitCode
 		stderr []string // substrings
 	}{
 		{"histogram pass", []string{"--expect-histogram", "8x25", small}, 0, nil},
@@ -163,7 +163,7 @@ func TestDiff(t *testing.T) {
 	tests := []struct {
 		name string
 		args []string
-		code int
+		code ExitCode
 		out  []string
 	}{
 		{"same run", []string{a, a}, 0, []string{"layout: equal", "equal\n"}},

@@ -33,7 +33,8 @@ Exit status: 0 the compared aspects are equal, 1 they differ, 2 usage,
 3 unreadable input.`
 
 func newDiffCmd() *cobra.Command {
-	var records, asJSON bool
+	var records bool
+	var out outputFlag
 	var sf source.Flags
 	c := &cobra.Command{
 		Use:     "diff A B",
@@ -48,12 +49,12 @@ func newDiffCmd() *cobra.Command {
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			return withSource(&sf, func(src *source.Set) error {
-				return runDiff(c.OutOrStdout(), src, args[0], args[1], records, asJSON)
+				return runDiff(c.OutOrStdout(), src, args[0], args[1], records, out.json())
 			})
 		},
 	}
 	c.Flags().BoolVar(&records, "records", false, "also compare record contents (key, value, headers) in order")
-	c.Flags().BoolVar(&asJSON, "json", false, "one JSON document")
+	out.add(c.Flags(), "one JSON document")
 	addSourceFlags(c, &sf)
 	return c
 }

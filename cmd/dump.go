@@ -42,6 +42,7 @@ Options (kafka-dump-log's):
 Options (kseg's):
   --format text|kseg|json    text is kafka-dump-log's; kseg adds header values,
                              codec sniffing and index invariant checks; json is NDJSON
+  --json                     short for --format json
   --key-decoder NAME         string|int|long|hex|base64|none
   --value-decoder NAME       likewise for values
   --keep-going               report corrupt regions, resynchronise and continue
@@ -126,7 +127,7 @@ func dumpHelpOrVersion(a *dump.Args, stdout, stderr io.Writer) (done bool, err e
 		// kafka-dump-log prints its usage on stderr and exits 1; scripts that
 		// call kseg in its place see the same.
 		fmt.Fprintf(stderr, "%s\n\nExamples:\n%s\n", dumpHelp, dumpExample)
-		return true, silentExit(1)
+		return true, silentExit(ExitKafkaCrash)
 	case a.Version:
 		// The kafka-dump-log release whose output kseg reproduces.
 		fmt.Fprintln(stdout, KafkaVersion)
@@ -144,7 +145,7 @@ func dumpSegments(d *dump.Dumper, segs []segment.Segment, kafkaForm bool, stderr
 			d.Finish()
 			if kafkaForm {
 				fmt.Fprintf(stderr, "kseg: error: %v\n", err)
-				return silentExit(1)
+				return silentExit(ExitKafkaCrash)
 			}
 			return withCode(ExitBadInput, err)
 		}

@@ -33,10 +33,12 @@ A producer whose batches all hold one record, never two in one
 millisecond, is named sync; an asynchronous producer with linger.ms below
 its send interval writes the same log.
 
-Exit status: 0 ok, 2 usage, 3 unreadable input.`
+Exit status: 0 ok, 2 usage, 3 unreadable input, 4 --advice could not run
+the reference producer (an internal error).`
 
 func newExplainCmd() *cobra.Command {
-	var asJSON, batches, advise bool
+	var batches, advise bool
+	var out outputFlag
 	var sf source.Flags
 	c := &cobra.Command{
 		Use:     "explain PATH...",
@@ -45,11 +47,11 @@ func newExplainCmd() *cobra.Command {
 		Example: "  kseg explain testdata/segments/seed/u05-small-0\n  kseg explain --batches run/\n  kseg explain --json /var/lib/kafka/orders-0",
 		Args:    needPaths("explain needs at least one PATH (a segment file, partition directory or log directory)"),
 		RunE: func(c *cobra.Command, args []string) error {
-			return withSource(&sf, func(src *source.Set) error { return runExplain(c, src, args, asJSON, batches, advise) })
+			return withSource(&sf, func(src *source.Set) error { return runExplain(c, src, args, out.json(), batches, advise) })
 		},
 	}
 	fs := c.Flags()
-	fs.BoolVar(&asJSON, "json", false, "NDJSON: one object per batch, then one per partition and producer")
+	out.add(fs, "NDJSON: one object per batch, then one per partition and producer")
 	fs.BoolVar(&batches, "batches", false, "list every batch with its cut and evidence")
 	fs.BoolVar(&advise, "advice", false, "run the reference producer on the log's workload at the inferred settings and with the setting behind the dominant cut changed")
 	addSourceFlags(c, &sf)

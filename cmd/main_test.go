@@ -23,7 +23,7 @@ import (
 //     once): main.go itself and the version stamped at link time.
 func TestMain(m *testing.M) {
 	testscript.Main(cleanupM{m}, map[string]func(){
-		"kseg": func() { os.Exit(Execute(os.Args[1:], os.Stdout, os.Stderr)) },
+		"kseg": func() { os.Exit(int(Execute(os.Args[1:], os.Stdout, os.Stderr))) },
 	})
 }
 
@@ -38,7 +38,7 @@ func (c cleanupM) Run() int {
 
 // runKseg runs kseg in process and returns stdout, stderr and the exit
 // code. A panic fails the test with its stack instead of ending the run.
-func runKseg(t *testing.T, args ...string) (stdout, stderr string, code int) {
+func runKseg(t *testing.T, args ...string) (stdout, stderr string, code ExitCode) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	func() {

@@ -38,7 +38,7 @@ func execute(t testing.TB, args ...string) (stdout, stderr []byte, code int) {
 				t.Fatalf("kseg %q panicked: %v\n%s", args, r, debug.Stack())
 			}
 		}()
-		code = cmd.Execute(args, &so, &se)
+		code = int(cmd.Execute(args, &so, &se))
 	}()
 	return so.Bytes(), se.Bytes(), code
 }

@@ -52,7 +52,12 @@ values of --value-size bytes, 0 compressible .. 1 random).
 values, all combinations); each run is written to DIR/<run name>/ and a
 summary table is printed. Example:
   {"records": 200, "value-size": 100,
-   "sweep": {"linger-ms": [0, 5, 1000], "batch-size": [1024, 16384]}}`
+   "sweep": {"linger-ms": [0, 5, 1000], "batch-size": [1024, 16384]}}
+
+Exit status: 0 ok, 1 with --compare a partition outside --tolerance, 2 usage
+(bad settings, --out not empty without --force), 3 bad input (a record too
+large, buffer.memory exhausted, unreadable values or --compare/--like log),
+4 the output could not be written or another internal error.`
 
 // produceFlags binds the flags of kseg produce to a Config.
 type produceFlags struct {
@@ -220,7 +225,8 @@ type runFlags struct {
 	out, workload string
 	force         bool
 	runs          int
-	dry, json     bool
+	dry           bool
+	output        outputFlag
 	compare, tol  string
 }
 
@@ -277,7 +283,7 @@ func newProduceCmd() *cobra.Command {
 				if err != nil {
 					return produceErr(err)
 				}
-				if r.json {
+				if r.output.json() {
 					if len(cfg.Inject) > 0 {
 						return withCode(ExitUsage, errors.New("--json gives the model's batches; it cannot be combined with --inject"))
 					}
@@ -290,7 +296,7 @@ func newProduceCmd() *cobra.Command {
 			if err != nil {
 				return produceErr(err)
 			}
-			if r.json {
+			if r.output.json() {
 				return env.WriteNDJSON(w)
 			}
 			report.ProduceEnvelope(w, env, res)
@@ -305,7 +311,7 @@ func newProduceCmd() *cobra.Command {
 	fs.StringVar(&like, "like", "", "take settings and workload from a log: what kseg explain infers from PATH (flags given override)")
 	fs.IntVar(&r.runs, "runs", 1, "simulate N runs: print the median run and the range, write the median run and the envelope")
 	fs.BoolVar(&r.dry, "dry-run", false, "simulate only: write no files")
-	fs.BoolVar(&r.json, "json", false, "NDJSON: for one written run, each batch with the model's reason for its cut; with --runs/--dry-run, the runs and the envelope; with --compare, the placements")
+	r.output.add(fs, "NDJSON: for one written run, each batch with the model's reason for its cut; with --runs/--dry-run, the runs and the envelope; with --compare, the placements")
 	fs.StringVar(&r.compare, "compare", "", "place each partition of the real log at PATH in the predicted distribution (no files written)")
 	fs.StringVar(&r.tol, "tolerance", "minmax", "with --compare: minmax, or a central percentage (90 = p5-p95) a partition must fall in")
 	addProduceFlags(fs, &f)
@@ -331,7 +337,7 @@ func runCompare(cmd *cobra.Command, cfg producer.Config, r *runFlags) error {
 		return withCode(ExitUsage, err)
 	}
 	w := cmd.OutOrStdout()
-	if r.json {
+	if r.output.json() {
 		if err := report.PlacementsJSON(w, pls); err != nil {
 			return err
 		}
@@ -357,7 +363,7 @@ func produceErr(err error) error {
 }
 
 func runWorkload(cmd *cobra.Command, rf *runFlags) error {
-	if rf.compare != "" || rf.json {
+	if rf.compare != "" || rf.output.json() {
 		return withCode(ExitUsage, errors.New("--workload does not take --compare or --json"))
 	}
 	path := rf.workload

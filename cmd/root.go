@@ -18,36 +18,6 @@ import (
 	"github.com/kseg/kseg/segment"
 )
 
-// Exit codes shared by every command. They are documented in docs/exit-codes.md.
-const (
-	ExitOK       = 0
-	ExitFindings = 1 // a check failed, layouts differ, or findings at/above --fail-on
-	ExitUsage    = 2
-	ExitBadInput = 3 // unreadable, truncated or corrupt input
-	ExitInternal = 4
-)
-
-// exitError carries an exit code through cobra's error return.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-func withCode(code int, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &exitError{code: code, err: err}
-}
-
-// silentExit ends the command with a code and no message (the output said it).
-type silentExit int
-
-func (s silentExit) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
-
 // version and commit can be set at link time:
 //
 //	go build -ldflags "-X github.com/kseg/kseg/cmd.version=v0.1.0 -X github.com/kseg/kseg/cmd.commit=$(git rev-parse HEAD)"
@@ -150,8 +120,9 @@ func showProgress(c *cobra.Command, quiet, needStdoutNotTTY bool) bool {
 // touches only its own file.
 var subcommands []func() *cobra.Command
 
-// Execute runs kseg with args and returns the process exit code.
-func Execute(args []string, stdout, stderr io.Writer) int {
+// Execute runs kseg with args and returns the process exit code, always
+// one of the table in exitcodes.go.
+func Execute(args []string, stdout, stderr io.Writer) ExitCode {
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
@@ -160,18 +131,27 @@ func Execute(args []string, stdout, stderr io.Writer) int {
 	}
 	var se silentExit
 	if errors.As(err, &se) {
-		return int(se)
+		return knownOrInternal(ExitCode(se))
 	}
 	var ee *exitError
-	code := ExitUsage
+	code := ExitUsage // cobra's own errors: unknown flags and commands, bad values
 	if errors.As(err, &ee) {
-		code = ee.code
+		code = knownOrInternal(ee.code)
 	}
 	fmt.Fprintf(stderr, "kseg: error: %v\n", err)
 	if h := hintFor(err); h != "" {
 		fmt.Fprintf(stderr, "kseg: hint: %s\n", h)
 	}
 	return code
+}
+
+// knownOrInternal is c when the table has it, else ExitInternal: a code
+// outside the table is a bug in kseg, never an exit status.
+func knownOrInternal(c ExitCode) ExitCode {
+	if c.known() {
+		return c
+	}
+	return ExitInternal
 }
 
 // hintFor suggests the fix for mistakes people commonly make.

@@ -177,6 +177,12 @@ func (a *Args) option(o *option, switches map[string]*bool) error {
 		*a.decoder(o.name) = v
 	case "format":
 		return a.formatOption(o)
+	case "json":
+		// kseg's short form of --format json, as on every other command.
+		if o.hasVal {
+			return fmt.Errorf("Option %s does not take an argument", o.name)
+		}
+		a.Opts.Format = FormatJSON
 	default:
 		return fmt.Errorf("%s is %w", o.name, ErrUnrecognized)
 	}

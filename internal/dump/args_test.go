@@ -47,6 +47,8 @@ func TestParse(t *testing.T) {
 			a.Opts.MaxMessageSize, a.Opts.MaxBytes, a.Opts.MaxDecompressed = 10, 20, 30
 		}},
 		{"formats", []string{"--format", "kseg", "--format=json"}, func(a *Args) { a.Opts.Format = FormatJSON }},
+		{"--json is --format json", []string{"--format", "kseg", "--json"}, func(a *Args) { a.Opts.Format = FormatJSON }},
+		{"the last format wins", []string{"--json", "--format", "kseg"}, func(a *Args) { a.Opts.Format = FormatKseg }},
 		{"kseg switches", []string{"--keep-going", "--all-files", "--quiet", "--skip-record-metadata", "--verify-index-only", "--index-sanity-check"}, func(a *Args) {
 			a.Opts.KeepGoing, a.AllFiles, a.Quiet = true, true, true
 			a.Opts.SkipRecordMetadata, a.Opts.VerifyIndexOnly, a.Opts.IndexSanityCheck = true, true, true
@@ -87,6 +89,7 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"--max-decompressed", "0"}, `--max-decompressed wants a positive byte count, got "0"`, false},
 		{[]string{"--max-decompressed=x"}, `--max-decompressed wants a positive byte count, got "x"`, false},
 		{[]string{"--format", "yaml"}, `--format wants text, kseg or json, got "yaml"`, false},
+		{[]string{"--json=true"}, "Option json does not take an argument", false},
 		{[]string{"--deep"}, "deep is not a recognized option", true},
 		{[]string{"p", "--bogus=1"}, "bogus is not a recognized option", true},
 	}

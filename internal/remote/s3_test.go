@@ -165,7 +165,7 @@ func copyFile(t *testing.T, from, to string) {
 	}
 }
 
-func kseg(t *testing.T, args ...string) (string, string, int) {
+func kseg(t *testing.T, args ...string) (string, string, cmd.ExitCode) {
 	t.Helper()
 	var so, se bytes.Buffer
 	code := cmd.Execute(args, &so, &se)
