@@ -53,8 +53,12 @@ type DumpOptions struct {
 	Parser             content.Parser // nil prints no contents
 	Format             Format
 	KeepGoing          bool // resynchronise after corrupt regions instead of stopping
-	MaxDecompressed    int
-	Progress           *report.Progress // told of every batch read; nil for none
+	// KafkaTail (--files) keeps Kafka's verdict on a log whose framing
+	// stops before its end: "Found N invalid bytes at the end", exit 0,
+	// even when valid batches follow. kseg's forms fail there instead.
+	KafkaTail       bool
+	MaxDecompressed int
+	Progress        *report.Progress // told of every batch read; nil for none
 }
 
 // DefaultDumpOptions are kafka-dump-log's defaults.
@@ -369,7 +373,10 @@ func (d *Dumper) dumpSource(src segment.Source) error {
 }
 
 func (d *Dumper) streamOptions() segment.Options {
-	return segment.Options{KeepGoing: d.opts.KeepGoing, MaxDecompressed: d.opts.MaxDecompressed, OnRegion: d.region}
+	// kseg's forms fail when valid batches follow a quiet stop
+	// (segment.TrailingError); the --files form says what Kafka says.
+	return segment.Options{KeepGoing: d.opts.KeepGoing, MaxDecompressed: d.opts.MaxDecompressed, OnRegion: d.region,
+		LenientTail: d.opts.KafkaTail}
 }
 
 // logHeader prints the line kafka-dump-log prints before a log's batches.
