@@ -147,7 +147,9 @@ func readPartition(p *segment.Partition, numPartitions int, partitionFor func([]
 			for {
 				ok, err := br.Next(&rec)
 				if err != nil {
-					return out, err
+					// br's positions are the batch's own: name the file
+					// and the absolute byte, as dump does.
+					return out, segment.Locate(sb.File, sb.Pos, err)
 				}
 				if !ok {
 					break
