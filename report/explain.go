@@ -22,13 +22,13 @@ func ExplainJSON(w io.Writer, res *explain.Result) error {
 	for _, b := range res.Batches {
 		var j jsonobj.Obj
 		j.Str("type", "batch")
-		j.Str("topic", b.Topic)
+		j.Str("topic", b.Topic())
 		j.Int("partition", int64(b.Partition))
 		j.Int("base_offset", b.BaseOffset)
 		j.Int("records", int64(b.Records))
 		j.Int("bytes", b.Bytes)
-		j.Str("cut", b.Cut)
-		j.Str("evidence", b.Evidence)
+		j.Str("cut", b.Cut())
+		j.Str("evidence", b.Evidence())
 		bw.Write(j.Done())
 		bw.WriteByte('\n')
 	}
@@ -133,7 +133,7 @@ func ExplainText(w io.Writer, res *explain.Result, batches bool) error {
 		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "PARTITION\tOFFSET\tRECORDS\tBYTES\tCUT\tEVIDENCE")
 		for _, b := range res.Batches {
-			fmt.Fprintf(tw, "%s-%d\t%d\t%d\t%d\t%s\t%s\n", b.Topic, b.Partition, b.BaseOffset, b.Records, b.Bytes, b.Cut, b.Evidence)
+			fmt.Fprintf(tw, "%s-%d\t%d\t%d\t%d\t%s\t%s\n", b.Topic(), b.Partition, b.BaseOffset, b.Records, b.Bytes, b.Cut(), b.Evidence())
 		}
 		tw.Flush()
 	}

@@ -61,8 +61,8 @@ func (p *Producer) Like() producer.Config {
 	keys := map[uint64]bool{}
 	tMin, tMax := data[0].FirstTs, data[0].LastTs
 	for _, b := range data {
-		sizes = append(sizes, b.first.valueLen)
-		if b.first.hasKey {
+		sizes = append(sizes, int(b.first.valueLen))
+		if b.firstHasKey {
 			keys[b.first.keyHash] = true
 		}
 		tMin, tMax = min(tMin, b.FirstTs), max(tMax, b.LastTs)
