@@ -40,7 +40,8 @@ func (p *partReader) open() (segment.Source, io.Closer, error) {
 // startReader starts f fetching into a new reader.
 func startReader(f *fetcher) *reader {
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &reader{name: f.p.name, from: f.p.from, to: f.p.to, ch: make(chan chunk, f.cfg.Prefetch), cancel: cancel}
+	r := &reader{name: f.p.name, ch: make(chan chunk, f.cfg.Prefetch), cancel: cancel}
+	r.from, r.to = f.p.from, f.p.to
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
@@ -64,11 +65,10 @@ type chunk struct {
 // retained ones cover one read (the stream's 1 MiB block or one batch)
 // plus one response.
 type reader struct {
-	name     string
-	from, to int64 // the offsets asked for (OffsetRange)
-	ch       chan chunk
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
+	name   string
+	ch     chan chunk
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 
 	mu     sync.Mutex
 	chunks [][]byte
@@ -77,6 +77,8 @@ type reader struct {
 	done   bool
 	err    error
 	peak   int64 // the most bytes held at once (tests check the bound)
+
+	from, to int64 // the offsets asked for (OffsetRange)
 }
 
 // OffsetRange is the offsets [from, to) asked for: the first and last
