@@ -41,6 +41,15 @@ func (p *Producer) workload() (data []*Batch, records, all int64) {
 	return data[:n], records, all
 }
 
+// LikeRecords is how many of p's records Like's workload replays
+// (replayed), and how many its data batches hold (all): replayed < all when
+// a model run's cap (200,000 records) cut the workload to the log's first
+// batches.
+func (p *Producer) LikeRecords() (replayed, all int64) {
+	_, replayed, all = p.workload()
+	return replayed, all
+}
+
 // Like is the reference producer's configuration closest to what made
 // p's log: the inferred settings (their likely values, the Java defaults
 // where the log gives no evidence) and a workload shaped like the log's:

@@ -84,6 +84,9 @@ func TestAdviceCappedComparesLikeWithLike(t *testing.T) {
 	if !a.Capped || a.LogRecords != 3000 || a.Base.Records > 1000 || a.Base.Records < 900 {
 		t.Errorf("capped %v, log records %d, model records %d: want capped, 3000, about 1000", a.Capped, a.LogRecords, a.Base.Records)
 	}
+	if replayed, all := ex.Producers[0].LikeRecords(); replayed != a.Base.Records || all != 3000 {
+		t.Errorf("LikeRecords %d of %d, want %d of 3000 (produce --like says so)", replayed, all, a.Base.Records)
+	}
 	if all := int64(len(res.Batches)); a.LogBatches >= all || a.LogBatches < a.BaseMin || a.LogBatches > a.BaseMax {
 		t.Errorf("compared with %d batches (the log has %d); the model writes %d (%d–%d) for %d records",
 			a.LogBatches, all, a.BaseCount, a.BaseMin, a.BaseMax, a.Base.Records)
