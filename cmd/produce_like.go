@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -34,6 +35,9 @@ func likeConfig(cmd *cobra.Command, path string) (producer.Config, error) {
 		return producer.Config{}, withCode(ExitBadInput, errors.New("--like "+path+": no data batches to take settings from"))
 	}
 	base := like.Like()
+	if replayed, all := like.LikeRecords(); replayed < all {
+		fmt.Fprintf(cmd.ErrOrStderr(), "kseg: --like %s: the workload is the log's first %d records of %d: a model run replays no more (explain --advice compares the same batches)\n", path, replayed, all)
+	}
 	var f produceFlags
 	fs := pflag.NewFlagSet("like", pflag.ContinueOnError)
 	addProduceFlags(fs, &f)

@@ -22,13 +22,13 @@ func ExplainJSON(w io.Writer, res *explain.Result) error {
 	for _, b := range res.Batches {
 		var j jsonobj.Obj
 		j.Str("type", "batch")
-		j.Str("topic", b.Topic)
+		j.Str("topic", b.Topic())
 		j.Int("partition", int64(b.Partition))
 		j.Int("base_offset", b.BaseOffset)
 		j.Int("records", int64(b.Records))
 		j.Int("bytes", b.Bytes)
-		j.Str("cut", b.Cut)
-		j.Str("evidence", b.Evidence)
+		j.Str("cut", b.Cut())
+		j.Str("evidence", b.Evidence())
 		bw.Write(j.Done())
 		bw.WriteByte('\n')
 	}
@@ -133,7 +133,7 @@ func ExplainText(w io.Writer, res *explain.Result, batches bool) error {
 		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "PARTITION\tOFFSET\tRECORDS\tBYTES\tCUT\tEVIDENCE")
 		for _, b := range res.Batches {
-			fmt.Fprintf(tw, "%s-%d\t%d\t%d\t%d\t%s\t%s\n", b.Topic, b.Partition, b.BaseOffset, b.Records, b.Bytes, b.Cut, b.Evidence)
+			fmt.Fprintf(tw, "%s-%d\t%d\t%d\t%d\t%s\t%s\n", b.Topic(), b.Partition, b.BaseOffset, b.Records, b.Bytes, b.Cut(), b.Evidence())
 		}
 		tw.Flush()
 	}
@@ -214,8 +214,12 @@ func ExplainAdvice(w io.Writer, res *explain.Result, advice []*explain.Advice) e
 		if a.Fill > 0 {
 			fill = fmt.Sprintf(" at %.0f%% of batch.size on average", 100*a.Fill)
 		}
-		fmt.Fprintf(bw, "advice for %s producer %s: %.0f%% of batches cut by %s%s; the reference producer writes %d batches (%d–%d) at the inferred settings (the log has %d); with %s it predicts %d batches (%d–%d).\n",
-			p.Topic, explainPID(p.ProducerID), 100*a.Share, a.Dominant, fill, a.BaseCount, a.BaseMin, a.BaseMax, a.LogBatches, a.Change, a.NewCount, a.NewMin, a.NewMax)
+		has := fmt.Sprintf("the log has %d", a.LogBatches)
+		if a.Capped {
+			has = fmt.Sprintf("capped at the log's first %d records of %d, which the log holds in %d batches", a.Base.Records, a.LogRecords, a.LogBatches)
+		}
+		fmt.Fprintf(bw, "advice for %s producer %s: %.0f%% of batches cut by %s%s; the reference producer writes %d batches (%d–%d) at the inferred settings (%s); with %s it predicts %d batches (%d–%d).\n",
+			p.Topic, explainPID(p.ProducerID), 100*a.Share, a.Dominant, fill, a.BaseCount, a.BaseMin, a.BaseMax, has, a.Change, a.NewCount, a.NewMin, a.NewMax)
 	}
 	return bw.Flush()
 }

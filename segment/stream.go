@@ -46,6 +46,12 @@ type Options struct {
 	// BlockSize is how much is read at a time (0: 1 MiB). Small reads
 	// suit a look at one batch, such as an index entry's.
 	BlockSize int
+	// LenientTail keeps Kafka's reading of a clean end: whatever the bytes
+	// after the last whole entry hold, they are "invalid bytes at the end"
+	// (kafka-dump-log's --files form). Without it, a stop before the end
+	// followed by entries that frame with valid checksums is an error
+	// (*TrailingError), since the log is corrupt there, not torn.
+	LenientTail bool
 }
 
 // Region is a span skipped under KeepGoing: [From, To). Resumed is false
@@ -63,7 +69,29 @@ var (
 	// ErrPastEnd: an entry's length runs past the end of the source, yet a
 	// valid entry starts later (so this is not a torn tail).
 	ErrPastEnd = errors.New("the entry there runs past the end of the file")
+	// ErrTrailingBatches: framing stopped before the end of the source and
+	// valid entries follow the stop point (a *TrailingError says where).
+	ErrTrailingBatches = errors.New("valid batches follow where framing stopped")
 )
+
+// TrailingError is the cause, located at the stop point, of a stream that
+// stopped quietly before the end of its source (an entry running past the
+// end) while entries with valid checksums follow: a corrupt length, not a
+// torn or preallocated tail. Without Options.LenientTail it is the
+// stream's error; under KeepGoing the same span is a Region (ErrPastEnd).
+type TrailingError struct {
+	Next    int64 // where the first valid entry after the stop point starts
+	Batches int64 // entries that frame from Next on, before framing stops again
+	Bytes   int64 // their bytes
+	Left    int64 // bytes from the stop point to the end of the source
+}
+
+func (e *TrailingError) Error() string {
+	return fmt.Sprintf("the entry there runs past the end of the file (%d bytes left), yet %d bytes after it frame as valid batches (%d, from byte %d on): the log is corrupt there, not torn",
+		e.Left, e.Bytes, e.Batches, e.Next)
+}
+
+func (e *TrailingError) Unwrap() error { return ErrTrailingBatches }
 
 // ChecksumError is a v2 batch or legacy message whose stored checksum
 // does not match its bytes (Options.VerifyCRC).
@@ -258,8 +286,42 @@ func (s *Stream) Next() bool {
 			}
 		}
 		s.tail = validEnd
+		if !s.opts.KeepGoing && !s.opts.LenientTail && validEnd < s.sc.end {
+			if err := s.trailing(validEnd); err != nil {
+				s.err = err
+			}
+		}
 		return false
 	}
+}
+
+// trailing looks, after a quiet stop at validEnd, for an entry with a valid
+// checksum after it; when there is one it returns the located
+// *TrailingError (or a read error), else nil. The scan is left done.
+func (s *Stream) trailing(validEnd int64) error {
+	next, ok := s.resync(validEnd + 1)
+	if err := s.sc.err; err != nil && isReadError(err) {
+		return err
+	}
+	if !ok {
+		s.sc.pos, s.sc.done, s.sc.err = validEnd, true, nil
+		return nil
+	}
+	te := &TrailingError{Next: next, Left: s.sc.end - validEnd}
+	var probe frame
+	saved := s.sc.entry
+	s.sc.entry = &probe
+	for s.sc.next() {
+		te.Batches++
+		te.Bytes += probe.Size
+	}
+	readErr := s.sc.err
+	s.sc.entry = saved
+	s.sc.pos, s.sc.done, s.sc.err = validEnd, true, nil
+	if readErr != nil && isReadError(readErr) {
+		return readErr
+	}
+	return &Error{File: s.sc.name, Offset: validEnd, Err: te}
 }
 
 // Reject declares the current entry corrupt as a whole (its header cannot

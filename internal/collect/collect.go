@@ -278,8 +278,8 @@ func topGaps(gs []report.Gap, g report.Gap, n int) []report.Gap {
 func addExplained(pd *report.PartitionData, p *segment.Partition, ex *explain.Result) {
 	pd.Cuts = map[int64]string{}
 	for _, b := range ex.Batches {
-		if b.Topic == p.Topic && b.Partition == p.Partition {
-			pd.Cuts[b.BaseOffset] = b.Cut
+		if b.Topic() == p.Topic && b.Partition == p.Partition {
+			pd.Cuts[b.BaseOffset] = b.Cut()
 		}
 	}
 	for _, ps := range ex.Partitions {

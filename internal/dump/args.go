@@ -158,7 +158,7 @@ func (a *Args) option(o *option, switches map[string]*bool) error {
 		if err != nil {
 			return err
 		}
-		a.KafkaForm = true
+		a.KafkaForm, a.Opts.KafkaTail = true, true
 		a.Files = javaSplitComma(v)
 	case "max-message-size", "max-bytes", "max-decompressed":
 		return a.sizeOption(o)

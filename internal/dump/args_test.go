@@ -20,10 +20,10 @@ func TestParse(t *testing.T) {
 		want func(a *Args) // edits the defaults into the expected result
 	}{
 		{"kafka form", []string{"--files", "a.log,b.index", "--deep-iteration"}, func(a *Args) {
-			a.Files, a.KafkaForm, a.Opts.DeepIteration = []string{"a.log", "b.index"}, true, true
+			a.Files, a.KafkaForm, a.Opts.KafkaTail, a.Opts.DeepIteration = []string{"a.log", "b.index"}, true, true, true
 		}},
 		{"files with =, trailing empties dropped", []string{"--files=a,,b,,"}, func(a *Args) {
-			a.Files, a.KafkaForm = []string{"a", "", "b"}, true
+			a.Files, a.KafkaForm, a.Opts.KafkaTail = []string{"a", "", "b"}, true, true
 		}},
 		{"print-data-log implies deep iteration", []string{"--print-data-log", "p"}, func(a *Args) {
 			a.Opts.PrintDataLog, a.Opts.DeepIteration, a.Paths = true, true, []string{"p"}

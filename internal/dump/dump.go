@@ -53,8 +53,17 @@ type DumpOptions struct {
 	Parser             content.Parser // nil prints no contents
 	Format             Format
 	KeepGoing          bool // resynchronise after corrupt regions instead of stopping
-	MaxDecompressed    int
-	Progress           *report.Progress // told of every batch read; nil for none
+	// KafkaTail (--files) keeps Kafka's verdict on a log whose framing
+	// stops before its end: "Found N invalid bytes at the end", exit 0,
+	// even when valid batches follow. kseg's forms fail there instead.
+	KafkaTail       bool
+	MaxDecompressed int
+	Progress        *report.Progress // told of every batch read; nil for none
+
+	// shown is the offset range the current source was asked for, when
+	// its reader says (OffsetRanger); set per source, read by every
+	// formatter through its pointer to these options.
+	shown offsetRange
 }
 
 // DefaultDumpOptions are kafka-dump-log's defaults.
@@ -200,6 +209,12 @@ func (t *offsetTrack) add(off int64) {
 // computeIfAbsent calls would, and empties them.
 func (d *Dumper) recordGaps(abs string, gaps [][2]int64) {
 	for _, g := range gaps {
+		if g[0] < 0 && d.opts.Format != FormatKafka {
+			// Kafka 4.4 starts each file at -1, so a segment whose base
+			// offset is not 0 gets "-1 is followed by N"; kseg's own forms
+			// do not call a segment's first batch non-consecutive.
+			continue
+		}
 		m := d.nonConsecutive.get(abs, func() map[int64]int64 { return map[int64]int64{} })
 		m[g[0]] = g[1]
 	}
@@ -302,7 +317,7 @@ func (d *Dumper) dumpHeld(seg segment.Segment) error {
 // javaFileString is java.io.File.toString on Unix: duplicate slashes
 // collapsed and a trailing slash dropped.
 func javaFileString(p string) string {
-	if p == "" {
+	if p == "" || isURL(p) {
 		return p
 	}
 	var b strings.Builder
@@ -324,6 +339,13 @@ func javaFileString(p string) string {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// isURL tells a segment named by a URL (kafka://, s3://, lts://), which
+// no java.io.File would clean.
+func isURL(name string) bool {
+	scheme, _, ok := strings.Cut(name, "://")
+	return ok && scheme != "" && !strings.Contains(scheme, "/")
 }
 
 // absPath is the path Kafka names a file by in its summaries and index
@@ -359,6 +381,11 @@ func (d *Dumper) dumpSource(src segment.Source) error {
 	if d.json == nil {
 		d.printf("Dumping %s\n", javaFileString(src.Name))
 	}
+	if r, ok := src.R.(OffsetRanger); ok {
+		from, to := r.OffsetRange()
+		d.opts.shown = offsetRange{on: true, from: from, to: to}
+		defer func() { d.opts.shown = offsetRange{} }()
+	}
 	if err := d.logHeader(src.Name); err != nil {
 		return err
 	}
@@ -368,8 +395,28 @@ func (d *Dumper) dumpSource(src segment.Source) error {
 	return d.dumpStream(src.Name, segment.NewStream(src, d.streamOptions()))
 }
 
+// OffsetRanger is a source's reader that holds the whole batches around
+// the offsets [from, to) that were asked for (kafka:// with --from/--to).
+// The dump prints only the records in the range and says on a batch's line
+// when some of its records are left out.
+type OffsetRanger interface{ OffsetRange() (from, to int64) }
+
+type offsetRange struct {
+	on       bool
+	from, to int64
+}
+
+// cuts tells that a batch holding [first, last] has records outside r.
+func (r offsetRange) cuts(first, last int64) bool { return r.on && (first < r.from || last >= r.to) }
+
+// holds tells that off is in r (or that there is no range).
+func (r offsetRange) holds(off int64) bool { return !r.on || (off >= r.from && off < r.to) }
+
 func (d *Dumper) streamOptions() segment.Options {
-	return segment.Options{KeepGoing: d.opts.KeepGoing, MaxDecompressed: d.opts.MaxDecompressed, OnRegion: d.region}
+	// kseg's forms fail when valid batches follow a quiet stop
+	// (segment.TrailingError); the --files form says what Kafka says.
+	return segment.Options{KeepGoing: d.opts.KeepGoing, MaxDecompressed: d.opts.MaxDecompressed, OnRegion: d.region,
+		LenientTail: d.opts.KafkaTail}
 }
 
 // logHeader prints the line kafka-dump-log prints before a log's batches.
@@ -512,7 +559,7 @@ func appendBool(b []byte, v bool) []byte { return strconv.AppendBool(b, v) }
 // batchLine prints printBatchLevel's line.
 func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 	if d.json != nil {
-		return d.json.batch(name, e, raw)
+		return d.json.batch(name, e, raw, d.opts.shown)
 	}
 	b := d.line[:0]
 	var (
@@ -572,9 +619,21 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 			b = append(b, "-compressed but attributes say none"...)
 		}
 	}
+	if deep := d.opts.DeepIteration || d.opts.PrintDataLog; deep && e.Magic >= batch.MagicV2 && d.opts.shown.cuts(e.Header.BaseOffset, e.Header.LastOffset()) {
+		b = appendShown(b, d.opts.shown)
+	}
 	d.line = b
 	d.flushLine()
 	return nil
+}
+
+// appendShown notes on a batch's line that only its records in r follow.
+func appendShown(b []byte, r offsetRange) []byte {
+	b = append(b, " kseg-shown: records at offsets "...)
+	b = strconv.AppendInt(b, r.from, 10)
+	b = append(b, ".."...)
+	b = strconv.AppendInt(b, r.to-1, 10)
+	return append(b, " only (--from/--to)"...)
 }
 
 // appendV2BatchFields is the start of a v2 batch's line, from baseOffset
@@ -630,6 +689,9 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 		r := &d.rec
 		off := h.BaseOffset + int64(r.OffsetDelta)
 		d.offsets.add(off)
+		if !d.opts.shown.holds(off) {
+			continue // fetched with its batch, outside --from/--to
+		}
 		ts := h.BaseTimestamp + r.TimestampDelta
 		if h.TimestampType() == batch.LogAppendTime {
 			ts = h.MaxTimestamp

@@ -100,7 +100,7 @@ func (l *indexLog) Name() string { return l.name }
 // FileRecords.slice), with positions relative to pos.
 func (l *indexLog) stream(pos, end int64, block int) *segment.Stream {
 	return segment.NewStream(segment.Source{Name: l.name, R: io.NewSectionReader(l.f, pos, end-pos), Size: end - pos},
-		segment.Options{BlockSize: block, MaxDecompressed: l.dec.Max})
+		segment.Options{BlockSize: block, MaxDecompressed: l.dec.Max, LenientTail: true}) // a slice may end anywhere
 }
 
 // streamErr is a slice's error with its offset made absolute in the log:

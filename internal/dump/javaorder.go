@@ -20,6 +20,9 @@ func newJavaLongMap() *javaHashMap[int64]    { return javaorder.NewLongMap() }
 // against the JVM's user.dir, which is getcwd(3) — the physical directory,
 // not $PWD — without cleaning "." or ".." (filepath.Abs does both).
 func javaAbsolutePath(name string) string {
+	if isURL(name) {
+		return name // a kafka://, s3:// or lts:// segment is no file to resolve
+	}
 	p := javaFileString(name)
 	if filepath.IsAbs(p) {
 		return p

@@ -48,7 +48,7 @@ func bytesField(j *jsonobj.Obj, k string, v []byte) {
 	j.Str(k+"_encoding", "base64")
 }
 
-func (jw *jsonWriter) batch(name string, e *segment.Batch, raw []byte) error {
+func (jw *jsonWriter) batch(name string, e *segment.Batch, raw []byte, shown offsetRange) error {
 	jw.begin("batch", name)
 	j := &jw.j
 	j.Int("position", e.Pos)
@@ -84,6 +84,11 @@ func (jw *jsonWriter) batch(name string, e *segment.Batch, raw []byte) error {
 			if s := batch.SniffCodec(raw[batch.HeaderSize:]); s != batch.CodecNone {
 				j.Str("payload_looks_like", s.String())
 			}
+		}
+		if shown.cuts(h.BaseOffset, h.LastOffset()) {
+			// Only its records in [shown_from, shown_to) follow.
+			j.Int("shown_from", shown.from)
+			j.Int("shown_to", shown.to)
 		}
 	} else {
 		m, err := batch.ParseLegacy(raw)

@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -11,8 +12,43 @@ import (
 )
 
 // maxLikeRecords caps the records a model run replays, to keep advice
-// quick on large logs.
-const maxLikeRecords = 200000
+// quick on large logs. A larger log's workload is its first batches (in
+// time) holding up to this many records, and advice compares the model
+// with those batches (a var for tests).
+var maxLikeRecords int64 = 200000
+
+// workload is the data batches of p a model run replays: all of them, or
+// when they hold more than maxLikeRecords records, the earliest batches
+// (by first timestamp) that hold at most that many (at least one batch).
+// records counts the records of the batches returned, all of those in p.
+func (p *Producer) workload() (data []*Batch, records, all int64) {
+	for _, b := range p.Batches {
+		if !b.Legacy {
+			data = append(data, b)
+			all += int64(b.Records)
+		}
+	}
+	if all <= maxLikeRecords {
+		return data, all, all
+	}
+	data = slices.Clone(data)
+	slices.SortStableFunc(data, func(a, b *Batch) int { return cmp.Compare(a.FirstTs, b.FirstTs) })
+	n := 0
+	for n < len(data) && (n == 0 || records+int64(data[n].Records) <= maxLikeRecords) {
+		records += int64(data[n].Records)
+		n++
+	}
+	return data[:n], records, all
+}
+
+// LikeRecords is how many of p's records Like's workload replays
+// (replayed), and how many its data batches hold (all): replayed < all when
+// a model run's cap (200,000 records) cut the workload to the log's first
+// batches.
+func (p *Producer) LikeRecords() (replayed, all int64) {
+	_, replayed, all = p.workload()
+	return replayed, all
+}
 
 // Like is the reference producer's configuration closest to what made
 // p's log: the inferred settings (their likely values, the Java defaults
@@ -25,15 +61,8 @@ func (p *Producer) Like() producer.Config {
 	c.Topic = p.Topic
 	c.Partitions = max(1, p.TopicPartitions)
 	s := &p.Settings
-	var data []*Batch
-	records := int64(0)
-	for _, b := range p.Batches {
-		if !b.Legacy {
-			data = append(data, b)
-			records += int64(b.Records)
-		}
-	}
-	c.Records = min(records, maxLikeRecords)
+	data, records, _ := p.workload()
+	c.Records = records
 	if len(data) == 0 {
 		return c
 	}
@@ -41,8 +70,8 @@ func (p *Producer) Like() producer.Config {
 	keys := map[uint64]bool{}
 	tMin, tMax := data[0].FirstTs, data[0].LastTs
 	for _, b := range data {
-		sizes = append(sizes, b.first.valueLen)
-		if b.first.hasKey {
+		sizes = append(sizes, int(b.first.valueLen))
+		if b.firstHasKey {
 			keys[b.first.keyHash] = true
 		}
 		tMin, tMax = min(tMin, b.FirstTs), max(tMax, b.LastTs)
@@ -84,7 +113,12 @@ type Advice struct {
 	Dominant   string  // the most frequent cut
 	Share      float64 // its share of the batches
 	Fill       float64 // mean batch bytes / likely batch.size (0: unknown)
-	LogBatches int64
+	LogBatches int64   // the batches the model is compared with (all, unless Capped)
+	// Capped: the log holds more records (LogRecords) than a model run
+	// replays (Base.Records); LogBatches then counts the earliest batches,
+	// which hold those records.
+	Capped     bool
+	LogRecords int64
 	Base       producer.Config
 	BaseCount  int64 // median batches the model writes at the inferred settings
 	// BaseMin and BaseMax are the range over the simulated runs.
@@ -118,6 +152,9 @@ func (p *Producer) Advise() (*Advice, error) {
 	}
 	a.Share = float64(best) / float64(total)
 	a.Base = p.Like()
+	if data, records, all := p.workload(); records < all {
+		a.Capped, a.LogRecords, a.LogBatches = true, all, int64(len(data))
+	}
 	if iv := p.Settings.BatchSize; iv != nil {
 		a.Fill = float64(bytes) / float64(total) / float64(iv.Likely)
 	}

@@ -3,6 +3,7 @@ package explain
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -54,6 +55,8 @@ type Producer struct {
 	// TopicPartitions is the topic's partition count as explain saw it
 	// (one more than the highest partition given).
 	TopicPartitions int
+
+	story evidenceStory // what its batches' Evidence sentences share
 }
 
 // PartitionSummary is one (partition, producer) with its cut counts.
@@ -108,10 +111,15 @@ func Run(parts []segment.Partition) (*Result, error) {
 				res.Partitions = append(res.Partitions, PartitionSummary{Topic: p.Topic, Partition: p.Partition, ProducerID: b.ProducerID, Cuts: map[string]int{}, Producer: g})
 			}
 			g.Batches = append(g.Batches, b)
+			b.prod = g
 		}
 	}
+	// Exact-size slices: appending left up to twice the pointers a batch
+	// needs.
+	res.Batches = slices.Clone(res.Batches)
 	for _, k := range order {
 		g := groups[k]
+		g.Batches = slices.Clone(g.Batches)
 		g.TopicPartitions = nParts[k.topic]
 		g.infer(nParts[k.topic])
 		res.Producers = append(res.Producers, g)
@@ -120,7 +128,7 @@ func Run(parts []segment.Partition) (*Result, error) {
 		ps := &res.Partitions[i]
 		for _, b := range ps.Producer.Batches {
 			if b.Partition == ps.Partition {
-				ps.Cuts[b.Cut]++
+				ps.Cuts[b.Cut()]++
 			}
 		}
 	}
@@ -200,7 +208,7 @@ func (p *Producer) infer(topicPartitions int) {
 		// __consumer_offsets, __transaction_state, __cluster_metadata: the
 		// broker writes them; there is no producer batching to explain.
 		for _, b := range p.Batches {
-			b.Cut, b.Evidence = CutUnknown, "internal topic: written by the broker, not by a producer"
+			b.ev = evInternal
 		}
 		p.count()
 		return
@@ -297,14 +305,9 @@ func (p *Producer) markSync(data []*Batch) {
 		}
 	}
 	for _, b := range data {
-		b.Cut = CutSync
-		b.Evidence = "one record per batch, each sent after the previous one's batch: send().get()"
-		if minGap >= 0 {
-			// Not an interval: a record above batch.size, sent while
-			// its predecessor lingered, writes the same log.
-			b.Evidence += fmt.Sprintf(" (so linger.ms <= %d ms); or linger.ms below the send interval, or records above batch.size", minGap)
-		}
+		b.ev = evSync
 	}
+	p.story.minGap = minGap
 }
 
 // inferBatching cuts the batches of an asynchronous producer and sets
@@ -318,6 +321,7 @@ func (p *Producer) inferBatching(in *inference, codec batch.Codec) {
 	}
 	likelyL := st.likelyLinger(chosen)
 	bhi, bhiFrom, promptN := in.sizeCeiling(st.runs)
+	in.story = &p.story
 	sizeN, lingerN := in.explainCuts(st, chosen, bhi, ambiguous)
 	if sizeN > 0 || in.blo > 1 {
 		p.Settings.BatchSize = in.batchSizeInterval(sizeN, promptN, bhi, bhiFrom, codec)
@@ -336,6 +340,8 @@ type inference struct {
 	// fitted even at the smallest batch.size the log allows.
 	cand map[*Batch]bool
 	tEnd int64 // the producer's last record
+	// story is the producer's, for its batches' evidence (explainCuts).
+	story *evidenceStory
 	// blo is batch.size's lower bound, set by bloFrom (nil: by no batch).
 	blo     int64
 	bloFrom *Batch
@@ -349,13 +355,13 @@ func newInference(data []*Batch, byPart map[int32][]*Batch) *inference {
 		if b.succ == nil {
 			continue
 		}
-		u := int64(est(b.Codec, b.Uncompressed, b.ratio[1]) + b.nextSize())
+		u := int64(est(b.Codec, int(b.Uncompressed), b.ratio[1]) + b.nextSize())
 		if u > max(in.blo, int64(b.FirstUB)) {
 			in.cand[b] = true
 		}
 	}
 	for i, b := range data {
-		b.idx = i
+		b.idx = int32(i)
 	}
 	for _, bs := range byPart {
 		in.parts = append(in.parts, bs)
@@ -377,7 +383,7 @@ func batchSizeFloor(data []*Batch) (blo int64, from *Batch) {
 		if b.Records < 2 {
 			continue // the first record always fits
 		}
-		lb := int64(est(b.Codec, b.Uncompressed-b.LastSize, b.ratio[0]) + b.LastSize)
+		lb := int64(est(b.Codec, int(b.Uncompressed-b.LastSize), b.ratio[0]) + int(b.LastSize))
 		if int64(b.FirstUB) >= lb {
 			continue // the buffer of a large first record may have held it
 		}
@@ -483,7 +489,7 @@ func (in *inference) sizeCutBound(cuts []string, promptOnly bool) (int64, *Batch
 			continue
 		}
 		n++
-		u := int64(est(b.Codec, b.Uncompressed, b.ratio[1])+b.nextSize()) - 1
+		u := int64(est(b.Codec, int(b.Uncompressed), b.ratio[1])+b.nextSize()) - 1
 		if bhi < 0 || u < bhi {
 			bhi, from = u, b
 		}
@@ -588,30 +594,25 @@ func (in *inference) sizeCeiling(runs []replayRun) (bhi int64, from *Batch, prom
 // explainCuts gives every batch the chosen story's cut and its evidence,
 // and counts the size and linger cuts.
 func (in *inference) explainCuts(st *stories, chosen replayRun, bhi int64, ambiguous string) (sizeN, lingerN int) {
-	lText := st.lingerText(chosen.L)
+	story := in.story
+	story.lText, story.ambiguous, story.tEnd = st.lingerText(chosen.L), ambiguous, in.tEnd
 	for _, b := range in.data {
-		b.Cut = chosen.cuts[b.idx]
-		switch b.Cut {
+		switch chosen.cuts[b.idx] {
 		case CutSize:
 			sizeN++
 			in.explainSizeCut(b, bhi)
 		case CutLinger:
 			lingerN++
-			if b.succ != nil {
-				b.Evidence = fmt.Sprintf("records span %d ms, next record %d ms after the first: linger.ms%s expired between", b.span(), b.gap(), lText)
-			} else {
-				b.Evidence = fmt.Sprintf("last batch; linger.ms%s expired by the producer's last record, %d ms after its first", lText, in.tEnd-b.FirstTs)
+			b.ev = evLinger
+			if b.succ == nil {
+				b.ev = evLingerLast
 			}
 		case CutDrain:
-			b.Evidence = fmt.Sprintf("taken %d ms or more after its first record, before linger.ms%s, when another partition's batch was ready", b.span(), lText)
+			b.ev = evDrain
 		case CutFlush:
-			b.Evidence = fmt.Sprintf("open when the producer's last record came (%d ms after its first, linger.ms%s): close()/flush()", in.tEnd-b.FirstTs, lText)
+			b.ev = evFlush
 		default:
-			b.Cut = CutUnknown
-			b.Evidence = "no replay of the sender explains this batch"
-		}
-		if ambiguous != "" && (b.Cut == CutSize || b.Cut == CutLinger) {
-			b.Evidence += "; " + fmt.Sprintf(ambiguous, lText)
+			b.ev = evUnknown
 		}
 	}
 	return sizeN, lingerN
@@ -620,16 +621,10 @@ func (in *inference) explainCuts(st *stories, chosen replayRun, bhi int64, ambig
 // explainSizeCut gives a batch cut by size its evidence, or recuts it as
 // a large first record when its first record's buffer better explains it.
 func (in *inference) explainSizeCut(b *Batch, bhi int64) {
-	e := est(b.Codec, b.Uncompressed, b.ratio[1])
-	u := e + b.nextSize()
-	b.Evidence = fmt.Sprintf("%d B + next record %d B = %d B > batch.size, next record %d ms after the first", e, b.nextSize(), u, b.gap())
-	if b.Codec != batch.CodecNone {
-		b.Evidence = fmt.Sprintf("estimate %d B (ratio <= %.3f) + next record %d B = %d B > batch.size", e, b.ratio[1], b.nextSize(), u)
-	}
+	b.ev = evSize
 	ub := int64(b.FirstUB)
 	if ub > in.blo && (bhi < 0 || ub > bhi || ub-in.blo > bhi-ub) {
-		b.Cut = CutLargeRecord
-		b.Evidence = fmt.Sprintf("first record alone needs a %d B buffer, above batch.size; ", ub) + b.Evidence
+		b.ev = evLarge
 	}
 }
 
@@ -701,7 +696,7 @@ func (st *stories) lingerInterval(likelyL int64, lingerN int, ambiguous, busyTex
 
 func (p *Producer) count() {
 	for _, b := range p.Batches {
-		p.Cuts[b.Cut]++
+		p.Cuts[b.Cut()]++
 	}
 }
 
@@ -713,7 +708,7 @@ func bound(x int64) string {
 }
 
 // where names a batch: topic-partition@base offset.
-func where(b *Batch) string { return fmt.Sprintf("%s-%d@%d", b.Topic, b.Partition, b.BaseOffset) }
+func where(b *Batch) string { return fmt.Sprintf("%s-%d@%d", b.Topic(), b.Partition, b.BaseOffset) }
 
 // estimateRatios replays CompressionRatioEstimator over the batches in the
 // order they were probably closed (by last record time) and gives each
@@ -792,9 +787,9 @@ func (p *Producer) detectSync(data []*Batch) bool {
 func partitioner(p *Producer, byPart map[int32][]*Batch, topicPartitions int) string {
 	agree, disagree, null := 0, 0, 0
 	for _, b := range p.Batches {
-		agree += b.KeysAgree
-		disagree += b.KeysDisagree
-		null += b.NullKeys
+		agree += int(b.KeysAgree)
+		disagree += int(b.KeysDisagree)
+		null += int(b.NullKeys)
 	}
 	if topicPartitions < 2 && len(byPart) < 2 {
 		return "unknown"

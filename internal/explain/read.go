@@ -7,8 +7,6 @@
 package explain
 
 import (
-	"hash/fnv"
-
 	"github.com/kseg/kseg/batch"
 	"github.com/kseg/kseg/segment"
 )
@@ -27,41 +25,46 @@ const (
 // Cuts lists the reasons in output order.
 var Cuts = []string{CutSize, CutLinger, CutSync, CutDrain, CutFlush, CutLargeRecord, CutUnknown}
 
-// Batch is one data batch of the log and its inferred cut.
+// Batch is one data batch of the log and its inferred cut. Its fields are
+// ordered to pack (TestExplainBytesPerBatch measures what a batch costs).
 type Batch struct {
-	Topic         string
-	Partition     int32
-	BaseOffset    int64
-	LastOffset    int64
-	Records       int
-	Bytes         int64 // stored size of the batch
-	Codec         batch.Codec
-	ProducerID    int64
-	ProducerEpoch int16
-	BaseSequence  int32
-	Legacy        bool // magic 0/1: no record timestamps or sizes to reason with
+	BaseOffset int64
+	LastOffset int64
+	Records    int
+	Bytes      int64 // stored size of the batch
+	ProducerID int64
 
-	FirstTs      int64 // baseTimestamp: the first record's timestamp
-	LastTs       int64 // the last record's timestamp
-	Uncompressed int   // Σ record sizes as the producer counted them
-	LastSize     int   // size of the last record
-	MaxStep      int64 // the longest wait between two consecutive records of the batch
-	FirstUB      int   // upper-bound batch size of the first record (its buffer, if above batch.size)
-	KeysAgree    int   // records whose key hashes (murmur2) to this partition
-	KeysDisagree int
-	NullKeys     int
+	FirstTs int64 // baseTimestamp: the first record's timestamp
+	LastTs  int64 // the last record's timestamp
+	MaxStep int64 // the longest wait between two consecutive records of the batch
 
-	Cut      string
-	Evidence string
-
-	first sample // the first record, to size it as the next record of the previous batch
-	next  *Batch // the next batch of the same producer in this partition
+	prod *Producer
+	next *Batch // the next batch of the same producer in this partition
 	// succ is the batch whose first record was the producer's next record
 	// after b's last: next, or with a sticky partitioner possibly another
 	// partition's (the record that did not fit went there).
 	succ  *Batch
+	first sample // the first record, to size it as the next record of the previous batch
 	ratio [2]float32
-	idx   int
+
+	Partition    int32
+	BaseSequence int32
+	Uncompressed int32 // Σ record sizes as the producer counted them
+	LastSize     int32 // size of the last record
+	FirstUB      int32 // upper-bound batch size of the first record (its buffer, if above batch.size)
+	KeysAgree    int32 // records whose key hashes (murmur2) to this partition
+	KeysDisagree int32
+	NullKeys     int32
+	idx          int32
+
+	ProducerEpoch int16
+	Codec         batch.Codec
+	Legacy        bool // magic 0/1: no record timestamps or sizes to reason with
+	// ev is the batch's cut and the evidence for it (Cut, Evidence): the
+	// sentence is built from the batch's fields and its producer's (prod)
+	// when asked for, so a batch holds no string of its own.
+	ev          evidenceKind
+	firstHasKey bool // first.keyHash is a key's
 }
 
 // sample is what it takes to size a record at another position, and no
@@ -69,23 +72,25 @@ type Batch struct {
 // a few words per batch, not its values.
 type sample struct {
 	ts       int64
-	body     int    // DefaultRecord body size at offset and timestamp delta 0
-	valueLen int    // -1: a null value
-	keyHash  uint64 // of the key, when hasKey (Like counts distinct keys)
-	hasKey   bool
+	keyHash  uint64 // FNV-1a of the key, when there is one (Like counts distinct keys)
+	body     int32  // DefaultRecord body size at offset and timestamp delta 0
+	valueLen int32  // -1: a null value
 }
 
-func newSample(ts int64, rec *batch.Record) sample {
-	s := sample{ts: ts, body: batch.RecordBodySize(0, 0, rec.Key, rec.Value, rec.Headers), valueLen: -1}
+// newSample samples rec; hasKey tells that it has a key.
+func newSample(ts int64, rec *batch.Record) (s sample, hasKey bool) {
+	s = sample{ts: ts, body: int32(batch.RecordBodySize(0, 0, rec.Key, rec.Value, rec.Headers)), valueLen: -1}
 	if rec.Value != nil {
-		s.valueLen = len(rec.Value)
+		s.valueLen = int32(len(rec.Value))
 	}
 	if rec.Key != nil {
-		h := fnv.New64a()
-		h.Write(rec.Key)
-		s.keyHash, s.hasKey = h.Sum64(), true
+		h := uint64(14695981039346656037) // FNV-1a, as hash/fnv's New64a
+		for _, c := range rec.Key {
+			h = (h ^ uint64(c)) * 1099511628211
+		}
+		s.keyHash, hasKey = h, true
 	}
-	return s
+	return s, hasKey
 }
 
 // nextSize is the size the successor's first record would have had as
@@ -93,7 +98,7 @@ func newSample(ts int64, rec *batch.Record) sample {
 // deltas: the body at delta 0 has one-byte varints for both).
 func (b *Batch) nextSize() int {
 	n := b.succ.first
-	body := n.body - 2 + batch.SizeOfVarlong(n.ts-b.FirstTs) + batch.SizeOfVarint(int32(b.Records))
+	body := int(n.body) - 2 + batch.SizeOfVarlong(n.ts-b.FirstTs) + batch.SizeOfVarint(int32(b.Records))
 	return body + batch.SizeOfVarint(int32(body))
 }
 
@@ -113,6 +118,7 @@ func (b *Batch) span() int64 { return b.LastTs - b.FirstTs }
 // count for the key check (0: no check).
 func readPartition(p *segment.Partition, numPartitions int, partitionFor func([]byte, int) int) ([]*Batch, error) {
 	var out []*Batch
+	var slab []Batch // batches are allocated a slab at a time: no per-batch object
 	st := &segment.Stream{}
 	defer st.Close()
 	var rec batch.Record
@@ -129,13 +135,17 @@ func readPartition(p *segment.Partition, numPartitions int, partitionFor func([]
 			if info.Control {
 				continue
 			}
-			b := &Batch{Topic: p.Topic, Partition: p.Partition, BaseOffset: info.BaseOffset, LastOffset: info.LastOffset,
+			if len(slab) == cap(slab) {
+				slab = make([]Batch, 0, min(4096, max(64, 2*cap(slab))))
+			}
+			slab = append(slab, Batch{Partition: p.Partition, BaseOffset: info.BaseOffset, LastOffset: info.LastOffset,
 				Records: info.Records, Bytes: info.Size, Codec: info.Codec, ProducerID: info.ProducerID,
-				ProducerEpoch: info.ProducerEpoch, BaseSequence: info.BaseSequence}
+				ProducerEpoch: info.ProducerEpoch, BaseSequence: info.BaseSequence})
+			b := &slab[len(slab)-1]
 			out = append(out, b)
 			if sb.IsLegacy() {
 				b.Legacy = true
-				b.Cut, b.Evidence = CutUnknown, "legacy (magic 0/1) entry: no producer batching to reason with"
+				b.ev = evLegacy
 				continue
 			}
 			b.FirstTs = sb.Header.BaseTimestamp
@@ -147,7 +157,9 @@ func readPartition(p *segment.Partition, numPartitions int, partitionFor func([]
 			for {
 				ok, err := br.Next(&rec)
 				if err != nil {
-					return out, err
+					// br's positions are the batch's own: name the file
+					// and the absolute byte, as dump does.
+					return out, segment.Locate(sb.File, sb.Pos, err)
 				}
 				if !ok {
 					break
@@ -156,12 +168,12 @@ func readPartition(p *segment.Partition, numPartitions int, partitionFor func([]
 				if i > 0 {
 					b.MaxStep = max(b.MaxStep, ts-b.LastTs)
 				}
-				b.Uncompressed += rec.Size
-				b.LastSize = rec.Size
+				b.Uncompressed += int32(rec.Size)
+				b.LastSize = int32(rec.Size)
 				b.LastTs = ts
 				if i == 0 {
-					b.first = newSample(ts, &rec)
-					b.FirstUB = batch.EstimateSizeUpperBound(rec.Key, rec.Value, rec.Headers)
+					b.first, b.firstHasKey = newSample(ts, &rec)
+					b.FirstUB = int32(batch.EstimateSizeUpperBound(rec.Key, rec.Value, rec.Headers))
 				}
 				switch {
 				case rec.Key == nil:

@@ -71,7 +71,7 @@ func TestRealWorldPartitions(t *testing.T) {
 			continue
 		}
 		for _, b := range res.Batches {
-			if b.Cut == "" {
+			if b.Cut() == "" {
 				t.Errorf("%s: batch at %d has no cut", d, b.BaseOffset)
 				break
 			}
@@ -106,7 +106,7 @@ func BenchmarkRealWorldPartitions(b *testing.B) {
 func chain(spans ...[2]int64) []*Batch {
 	var bs []*Batch
 	for i, s := range spans {
-		b := &Batch{FirstTs: s[0], LastTs: s[1], idx: i}
+		b := &Batch{FirstTs: s[0], LastTs: s[1], idx: int32(i)}
 		b.first.ts = s[0]
 		if i > 0 {
 			bs[i-1].next, bs[i-1].succ = b, b
@@ -190,7 +190,7 @@ func TestReplayCountsRequestsInOneMillisecond(t *testing.T) {
 	n := 0
 	for _, bs := range [][]*Batch{p0, p1, p2} {
 		for _, b := range bs {
-			b.idx = n
+			b.idx = int32(n)
 			n++
 		}
 	}

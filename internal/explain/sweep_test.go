@@ -115,7 +115,7 @@ func TestSweepAgainstModel(t *testing.T) {
 			if allSingle {
 				single++
 				b := got[pk{int32(tb.Partition), tb.BaseOffset}]
-				if b != nil && b.Cut == tb.Cut {
+				if b != nil && b.Cut() == tb.Cut {
 					singleAgree++
 				}
 				continue
@@ -126,15 +126,15 @@ func TestSweepAgainstModel(t *testing.T) {
 			}
 			total++
 			if os.Getenv("EXPLAIN_RUN") == fmt.Sprint(ci) {
-				t.Logf("p%d@%d n=%d %dB true %s got %s: %s", tb.Partition, tb.BaseOffset, tb.Records, tb.Bytes, tb.Cut, b.Cut, b.Evidence)
+				t.Logf("p%d@%d n=%d %dB true %s got %s: %s", tb.Partition, tb.BaseOffset, tb.Records, tb.Bytes, tb.Cut, b.Cut(), b.Evidence())
 			}
-			if b.Cut == tb.Cut {
+			if b.Cut() == tb.Cut {
 				agree++
 			} else {
-				confusion[tb.Cut+"->"+b.Cut]++
+				confusion[tb.Cut+"->"+b.Cut()]++
 				badRuns[fmt.Sprintf("%03d %s", ci, describe(cfg))]++
 				if os.Getenv("EXPLAIN_DEBUG") != "" && badRuns[fmt.Sprintf("%03d %s", ci, describe(cfg))] == 1 {
-					t.Logf("%s: p%d@%d true %s got %s: %s", describe(cfg), tb.Partition, tb.BaseOffset, tb.Cut, b.Cut, b.Evidence)
+					t.Logf("%s: p%d@%d true %s got %s: %s", describe(cfg), tb.Partition, tb.BaseOffset, tb.Cut, b.Cut(), b.Evidence())
 				}
 			}
 		}

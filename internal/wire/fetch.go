@@ -41,6 +41,7 @@ func (p *partReader) open() (segment.Source, io.Closer, error) {
 func startReader(f *fetcher) *reader {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &reader{name: f.p.name, ch: make(chan chunk, f.cfg.Prefetch), cancel: cancel}
+	r.from, r.to = f.p.from, f.p.to
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
@@ -76,7 +77,13 @@ type reader struct {
 	done   bool
 	err    error
 	peak   int64 // the most bytes held at once (tests check the bound)
+
+	from, to int64 // the offsets asked for (OffsetRange)
 }
+
+// OffsetRange is the offsets [from, to) asked for: the first and last
+// batches fetched can hold records outside it (dump.OffsetRanger).
+func (r *reader) OffsetRange() (from, to int64) { return r.from, r.to }
 
 func (r *reader) ReadAt(p []byte, off int64) (int, error) {
 	r.mu.Lock()
