@@ -1,0 +1,36 @@
+package remote_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kseg/kseg/internal/aivenfmt"
+)
+
+// TestHostileManifest: a manifest of a few hundred bytes that claims a huge
+// file in tiny chunks, or more chunks or transformed bytes than the object
+// holds, is a located error naming the manifest object and the field's
+// offset in it, at once and without allocating what it claims (before the
+// bounds it ran out of memory).
+func TestHostileManifest(t *testing.T) {
+	f := newFakeS3(t, "b")
+	mains := f.putSegments(t, "p/", aivenfmt.Options{ChunkSize: 4096})
+	main := mains[0]
+	cases := map[string]string{
+		"huge file, 1-byte chunks": `{"version":"1","chunkIndex":{"type":"fixed","originalChunkSize":1,"originalFileSize":4611686018427387904,"transformedChunkSize":1,"finalTransformedChunkSize":1},"compression":false}`,
+		"more chunks than bytes":   `{"version":"1","chunkIndex":{"type":"fixed","originalChunkSize":1,"originalFileSize":2000000000,"transformedChunkSize":1,"finalTransformedChunkSize":1},"compression":false}`,
+		"past the object":          `{"version":"1","chunkIndex":{"type":"fixed","originalChunkSize":1000000000,"originalFileSize":2000000000,"transformedChunkSize":1000000000,"finalTransformedChunkSize":1000000000},"compression":true}`,
+		"variable, many chunks":    `{"version":"1","chunkIndex":{"type":"variable","originalChunkSize":1,"originalFileSize":2147483647,"transformedChunks":"KLUv/SAQgQAAAAADAAAAAQEAAgAAAAY="},"compression":true}`,
+		"huge chunk size":          `{"version":"1","chunkIndex":{"type":"fixed","originalChunkSize":9223372036854775807,"originalFileSize":9223372036854775807,"transformedChunkSize":1,"finalTransformedChunkSize":1},"compression":true}`,
+	}
+	for name, man := range cases {
+		if len(man) > 300 {
+			t.Fatalf("%s: %d bytes", name, len(man))
+		}
+		f.put(main+".rsm-manifest", []byte(man))
+		_, stderr, code := kseg(t, "count", "--s3-endpoint", f.URL(), "--s3-path-style", "s3://b/p/")
+		if code != 3 || !strings.Contains(stderr, "s3://b/"+main+".rsm-manifest: at byte ") || strings.Count(stderr, "kseg: error:") != 1 {
+			t.Errorf("%s: exit %d, stderr %s", name, code, stderr)
+		}
+	}
+}
