@@ -2,7 +2,6 @@ package remote
 
 import (
 	"bytes"
-	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rsa"
@@ -18,7 +17,6 @@ import (
 	"path"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/kseg/kseg/located"
@@ -299,9 +297,10 @@ type aivenReader struct {
 	tbuf        []byte
 }
 
-func openAiven(ctx context.Context, cl *s3.Client, bucket string, s aivenSegment, pemKey []byte) (segment.Source, io.Closer, error) {
+func openAiven(bk *s3Bucket, s aivenSegment, pemKey []byte) (segment.Source, io.Closer, error) {
+	bucket := bk.name
 	name := sourceName("s3://"+bucket+"/"+path.Dir(s.log), s.segmentID, s.base)
-	mb, err := (&s3Object{ctx: ctx, cl: cl, bucket: bucket, key: s.manifest}).getAll(64 << 20)
+	mb, err := (&s3Object{b: bk, key: s.manifest}).getAll(64 << 20)
 	if err != nil {
 		return segment.Source{}, nil, err
 	}
@@ -325,7 +324,7 @@ func openAiven(ctx context.Context, cl *s3.Client, bucket string, s aivenSegment
 		return segment.Source{}, nil, located.At("s3://"+bucket+"/"+s.manifest, off, fmt.Errorf("%w (the .log object has %d bytes)", err, s.logSize))
 	}
 	r := &aivenReader{
-		obj:         &s3Object{ctx: ctx, cl: cl, bucket: bucket, key: s.log},
+		obj:         &s3Object{b: bk, key: s.log},
 		name:        name,
 		idx:         idx,
 		size:        m.ChunkIndex.OriginalFileSize,

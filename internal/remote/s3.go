@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -80,6 +81,15 @@ func resolveS3(arg string, defaults url.Values) ([]segment.Partition, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", arg, err)
 	}
+	bk := &s3Bucket{cl: cl, name: bucket, endpoint: q.Get("endpoint"), timeout: DefaultTimeout}
+	if bk.endpoint == "" {
+		bk.endpoint = "the S3 endpoint of region " + cl.Options().Region
+	}
+	if t := q.Get("timeout"); t != "" {
+		if bk.timeout, err = time.ParseDuration(t); err != nil || bk.timeout <= 0 {
+			return nil, fmt.Errorf("%s: timeout=%s: want a positive duration (10s, 1m)", arg, t)
+		}
+	}
 	var key []byte
 	if f := q.Get("rsa-key"); f != "" {
 		if key, err = os.ReadFile(f); err != nil {
@@ -96,7 +106,7 @@ func resolveS3(arg string, defaults url.Values) ([]segment.Partition, error) {
 			listPrefix = prefix[:i]
 		}
 	}
-	segs, err := listAiven(ctx, cl, bucket, listPrefix)
+	segs, err := listAiven(ctx, bk, listPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", arg, err)
 	}
@@ -108,7 +118,7 @@ func resolveS3(arg string, defaults url.Values) ([]segment.Partition, error) {
 			}
 		}
 		if len(keep) == 0 { // not a partition name after all: the whole prefix
-			if keep, err = listAiven(ctx, cl, bucket, prefix); err != nil {
+			if keep, err = listAiven(ctx, bk, prefix); err != nil {
 				return nil, fmt.Errorf("%s: %w", arg, err)
 			}
 		}
@@ -132,7 +142,7 @@ func resolveS3(arg string, defaults url.Values) ([]segment.Partition, error) {
 			BaseOffset: s.base,
 			Size:       s.logSize,
 			Open: func() (segment.Source, io.Closer, error) {
-				return openAiven(ctx, cl, bucket, s, key)
+				return openAiven(bk, s, key)
 			},
 		})
 	}
@@ -150,18 +160,20 @@ func resolveS3(arg string, defaults url.Values) ([]segment.Partition, error) {
 	return out, nil
 }
 
-func listAiven(ctx context.Context, cl *s3.Client, bucket, prefix string) ([]aivenSegment, error) {
+func listAiven(ctx context.Context, bk *s3Bucket, prefix string) ([]aivenSegment, error) {
 	type pair struct {
 		seg         aivenSegment
 		hasLog, man bool
 	}
 	found := map[string]*pair{}
 	var order []string
-	pg := s3.NewListObjectsV2Paginator(cl, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(prefix)})
+	pg := s3.NewListObjectsV2Paginator(bk.cl, &s3.ListObjectsV2Input{Bucket: aws.String(bk.name), Prefix: aws.String(prefix)})
 	for pg.HasMorePages() {
-		page, err := pg.NextPage(ctx)
+		rctx, cancel := bk.request(ctx)
+		page, err := pg.NextPage(rctx)
+		cancel()
 		if err != nil {
-			return nil, err
+			return nil, bk.timedOut(err)
 		}
 		for _, o := range page.Contents {
 			k := aws.ToString(o.Key)
@@ -201,11 +213,39 @@ func listAiven(ctx context.Context, cl *s3.Client, bucket, prefix string) ([]aiv
 	return out, nil
 }
 
+// DefaultTimeout is how long one S3 request (its retries and its body
+// included) may take when no timeout option is given.
+const DefaultTimeout = 10 * time.Second
+
+// s3Bucket is a bucket and how it is reached.
+type s3Bucket struct {
+	cl       *s3.Client
+	name     string
+	endpoint string        // as errors name it
+	timeout  time.Duration // of each request
+}
+
+// request is ctx with the deadline of one request.
+func (b *s3Bucket) request(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, b.timeout)
+}
+
+// ErrTimeout is a request that got no complete answer within the timeout.
+var ErrTimeout = errors.New("no answer")
+
+// timedOut names the endpoint that did not answer when err is a request's
+// deadline; the SDK's long text (its retries, the deadline) is dropped.
+func (b *s3Bucket) timedOut(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w from %s within %s (--timeout)", ErrTimeout, b.endpoint, b.timeout)
+	}
+	return err
+}
+
 // s3Object reads one object with ranged GETs.
 type s3Object struct {
-	ctx         context.Context
-	cl          *s3.Client
-	bucket, key string
+	b   *s3Bucket
+	key string
 }
 
 // readRange reads [off, off+len(p)) of the object.
@@ -213,33 +253,37 @@ func (o *s3Object) readRange(p []byte, off int64) error {
 	if len(p) == 0 {
 		return nil
 	}
-	out, err := o.cl.GetObject(o.ctx, &s3.GetObjectInput{
-		Bucket: aws.String(o.bucket),
+	ctx, cancel := o.b.request(context.Background())
+	defer cancel()
+	out, err := o.b.cl.GetObject(ctx, &s3.GetObjectInput{
+		Bucket: aws.String(o.b.name),
 		Key:    aws.String(o.key),
 		Range:  aws.String(fmt.Sprintf("bytes=%d-%d", off, off+int64(len(p))-1)),
 	})
-	if err != nil {
-		return fmt.Errorf("s3://%s/%s: GET bytes %d-%d: %w", o.bucket, o.key, off, off+int64(len(p))-1, err)
+	if err == nil {
+		defer out.Body.Close()
+		_, err = io.ReadFull(out.Body, p)
 	}
-	defer out.Body.Close()
-	if _, err := io.ReadFull(out.Body, p); err != nil {
-		return fmt.Errorf("s3://%s/%s: GET bytes %d-%d: %w", o.bucket, o.key, off, off+int64(len(p))-1, err)
+	if err != nil {
+		return fmt.Errorf("s3://%s/%s: GET bytes %d-%d: %w", o.b.name, o.key, off, off+int64(len(p))-1, o.b.timedOut(err))
 	}
 	return nil
 }
 
 func (o *s3Object) getAll(limit int64) ([]byte, error) {
-	out, err := o.cl.GetObject(o.ctx, &s3.GetObjectInput{Bucket: aws.String(o.bucket), Key: aws.String(o.key)})
+	ctx, cancel := o.b.request(context.Background())
+	defer cancel()
+	out, err := o.b.cl.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(o.b.name), Key: aws.String(o.key)})
 	if err != nil {
-		return nil, fmt.Errorf("s3://%s/%s: %w", o.bucket, o.key, err)
+		return nil, fmt.Errorf("s3://%s/%s: %w", o.b.name, o.key, o.b.timedOut(err))
 	}
 	defer out.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(out.Body, limit+1))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("s3://%s/%s: %w", o.b.name, o.key, o.b.timedOut(err))
 	}
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("s3://%s/%s: larger than %d bytes", o.bucket, o.key, limit)
+		return nil, fmt.Errorf("s3://%s/%s: larger than %d bytes", o.b.name, o.key, limit)
 	}
 	return b, nil
 }

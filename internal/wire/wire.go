@@ -98,8 +98,9 @@ type Config struct {
 	// Prefetch is how many fetched responses may wait ahead of the reader
 	// of one partition (DefaultPrefetch when 0).
 	Prefetch int
-	// Timeout bounds each request; Retries and the backoff bound how long
-	// a partition whose leader moved or whose broker is down is retried.
+	// Timeout bounds connecting and each request (DefaultTimeout when
+	// 0), and how long a partition whose leader moved or whose broker is
+	// down is retried; Retries bounds the attempts within it.
 	Timeout time.Duration
 	Retries int
 	// Dial, when set, replaces the network dialer (tests).
@@ -111,6 +112,9 @@ const (
 	DefaultFetchBytes = 1 << 20
 	DefaultPrefetch   = 2
 	MaxFetchBytes     = 1 << 30 // the largest size a single batch is re-fetched with
+	// DefaultTimeout is Config.Timeout's default: a broker that accepts
+	// connections and never answers fails in this time.
+	DefaultTimeout = 10 * time.Second
 )
 
 // withDefaults fills the zero fields of c with the defaults.
@@ -122,7 +126,7 @@ func (c Config) withDefaults() Config {
 		c.Prefetch = DefaultPrefetch
 	}
 	if c.Timeout <= 0 {
-		c.Timeout = 15 * time.Second
+		c.Timeout = DefaultTimeout
 	}
 	if c.Retries <= 0 {
 		c.Retries = 12
@@ -195,7 +199,7 @@ func Connect(brokers []string, c Config) (*Cluster, error) {
 		kgo.ClientID("kseg"),
 		kgo.RequestTimeoutOverhead(c.Timeout),
 		kgo.RetryTimeout(c.Timeout),
-		kgo.DialTimeout(5 * time.Second),
+		kgo.DialTimeout(min(5*time.Second, c.Timeout)),
 		kgo.RequestRetries(2),
 		kgo.MetadataMinAge(250 * time.Millisecond),
 	}
@@ -224,15 +228,17 @@ func (cc *Cluster) Close() { cc.cl.Close() }
 // fetched when it is opened.
 func (cc *Cluster) Partitions(arg string, u URL) ([]segment.Partition, error) {
 	c := cc.cfg
-	ctx, cancel := context.WithTimeout(context.Background(), 2*c.Timeout)
-	defer cancel()
+	ctx := context.Background()
 	topics, err := cc.topics(ctx, u)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", redact(arg), err)
+		return nil, fmt.Errorf("%s: %w", redact(arg), cc.timedOut(err))
 	}
 	var out []segment.Partition
 	for _, td := range topics {
 		ranges, err := cc.ranges(ctx, td, u.Partition, c.From, c.To)
+		if err != nil {
+			err = cc.timedOut(err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", redact(arg), err)
 		}
@@ -260,7 +266,23 @@ func redact(s string) string {
 	return s
 }
 
+// timedOut says which brokers did not answer in time when err is a
+// request's deadline.
+func (cc *Cluster) timedOut(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: no answer from %s within %s (--timeout)", ErrUnreachable, strings.Join(cc.brokers, ","), cc.cfg.Timeout)
+	}
+	return err
+}
+
+// request is ctx with the deadline of one request.
+func (cc *Cluster) request(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, cc.cfg.Timeout)
+}
+
 func (cc *Cluster) topics(ctx context.Context, u URL) ([]kadm.TopicDetail, error) {
+	ctx, cancel := cc.request(ctx)
+	defer cancel()
 	var md kadm.Metadata
 	var err error
 	pattern := !topicName.MatchString(u.Topic)
@@ -311,14 +333,18 @@ func (cc *Cluster) ranges(ctx context.Context, td kadm.TopicDetail, p int32, fro
 			return nil, fmt.Errorf("topic %s has no partition %d (it has %d): %w", td.Topic, p, len(td.Partitions), ErrUnknownTopic)
 		}
 	}
-	starts, err := cc.adm.ListStartOffsets(ctx, td.Topic)
+	rctx, cancel := cc.request(ctx)
+	defer cancel()
+	starts, err := cc.adm.ListStartOffsets(rctx, td.Topic)
 	if err == nil {
 		err = starts.Error()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("list start offsets: %w", classify(err))
 	}
-	ends, err := cc.adm.ListEndOffsets(ctx, td.Topic)
+	rctx, cancel = cc.request(ctx)
+	defer cancel()
+	ends, err := cc.adm.ListEndOffsets(rctx, td.Topic)
 	if err == nil {
 		err = ends.Error()
 	}
@@ -331,7 +357,9 @@ func (cc *Cluster) ranges(ctx context.Context, td kadm.TopicDetail, p int32, fro
 			if _, ok := byTime[b.Millis]; ok {
 				continue
 			}
-			lo, err := cc.adm.ListOffsetsAfterMilli(ctx, b.Millis, td.Topic)
+			rctx, cancel := cc.request(ctx)
+			lo, err := cc.adm.ListOffsetsAfterMilli(rctx, b.Millis, td.Topic)
+			cancel()
 			if err == nil {
 				err = lo.Error()
 			}
