@@ -142,3 +142,9 @@ func remoteCopy(t *testing.T) string {
 	}
 	return dir
 }
+
+func (f *fakeS3) remove(key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.objects, key)
+}

@@ -34,3 +34,27 @@ func TestHostileManifest(t *testing.T) {
 		}
 	}
 }
+
+// A segment whose .rsm-manifest or .log is missing from the store is an
+// error naming the segment and the missing object (exit 3), never a
+// segment silently left out of the count (before: exit 0 with the other
+// segments' batches only).
+func TestMissingTieredObject(t *testing.T) {
+	want, _, code := kseg(t, "count", remoteCopy(t))
+	if code != 0 {
+		t.Fatalf("count on the copy: exit %d", code)
+	}
+	for _, suffix := range []string{"rsm-manifest", "log"} {
+		f := newFakeS3(t, "b")
+		mains := f.putSegments(t, "p/", aivenfmt.Options{ChunkSize: 4096, Compress: true})
+		args := []string{"count", "--s3-endpoint", f.URL(), "--s3-path-style", "s3://b/p/"}
+		if got, stderr, code := kseg(t, args...); code != 0 || got != want {
+			t.Fatalf("every object there: exit %d, %s\n got %s\nwant %s", code, stderr, got, want)
+		}
+		f.remove(mains[1] + "." + suffix)
+		got, stderr, code := kseg(t, args...)
+		if code != 3 || !strings.Contains(stderr, "s3://b/"+mains[1]+"."+suffix) || !strings.Contains(stderr, "missing object") || strings.Count(stderr, "kseg: error:") != 1 {
+			t.Errorf("no .%s: exit %d, stdout %s, stderr %s", suffix, code, got, stderr)
+		}
+	}
+}

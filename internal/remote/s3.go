@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/kseg/kseg/located"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -62,6 +63,27 @@ type aivenSegment struct {
 	log       string // object keys
 	manifest  string
 	logSize   int64
+	main      string // the key without its suffix
+}
+
+// ErrMissingObject is a segment the plugin's layout lists with one of the
+// two objects kseg reads (.log, .rsm-manifest) absent from the store.
+var ErrMissingObject = errors.New("missing object")
+
+// missing is the error of a segment that lacks one of its objects, nil
+// when both are there.
+func (s aivenSegment) missing(bucket string) error {
+	var gone []string
+	for _, o := range []struct{ key, suffix string }{{s.log, "log"}, {s.manifest, "rsm-manifest"}} {
+		if o.key == "" {
+			gone = append(gone, "s3://"+bucket+"/"+s.main+"."+o.suffix)
+		}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	return located.At("s3://"+bucket+"/"+s.main+".log", -1, fmt.Errorf("%w: segment %d (id %s) of %s-%d has no %s: the plugin writes a segment's .log and .rsm-manifest, and this one cannot be read (an upload that did not finish, or an object deleted)",
+		ErrMissingObject, s.base, s.segmentID, s.topic, s.partition, strings.Join(gone, " and no ")))
 }
 
 // resolveS3 reads s3://BUCKET/PREFIX[/TOPIC-PARTITION][?options]: the
@@ -136,12 +158,16 @@ func resolveS3(arg string, defaults url.Values) ([]segment.Partition, error) {
 			names = append(names, name)
 		}
 		s := s
-		ids["s3://"+bucket+"/"+s.log] = s.segmentID
+		path := "s3://" + bucket + "/" + s.main + ".log"
+		ids[path] = s.segmentID
 		byTP[name] = append(byTP[name], segment.Segment{
-			Path:       "s3://" + bucket + "/" + s.log,
+			Path:       path,
 			BaseOffset: s.base,
 			Size:       s.logSize,
 			Open: func() (segment.Source, io.Closer, error) {
+				if err := s.missing(bucket); err != nil {
+					return segment.Source{}, nil, err
+				}
 				return openAiven(bk, s, key)
 			},
 		})
@@ -162,8 +188,7 @@ func resolveS3(arg string, defaults url.Values) ([]segment.Partition, error) {
 
 func listAiven(ctx context.Context, bk *s3Bucket, prefix string) ([]aivenSegment, error) {
 	type pair struct {
-		seg         aivenSegment
-		hasLog, man bool
+		seg aivenSegment
 	}
 	found := map[string]*pair{}
 	var order []string
@@ -189,26 +214,24 @@ func listAiven(ctx context.Context, bk *s3Bucket, prefix string) ([]aivenSegment
 				if err1 != nil || err2 != nil {
 					continue
 				}
-				p = &pair{seg: aivenSegment{topic: m[2], partition: int32(part), base: base, segmentID: m[6]}}
+				p = &pair{seg: aivenSegment{topic: m[2], partition: int32(part), base: base, segmentID: m[6], main: main}}
 				found[main] = p
 				order = append(order, main)
 			}
 			switch m[7] {
 			case "log":
-				p.hasLog = true
 				p.seg.log = k
 				p.seg.logSize = aws.ToInt64(o.Size)
 			case "rsm-manifest":
-				p.man = true
 				p.seg.manifest = k
 			}
 		}
 	}
+	// A segment with an object missing is kept: reading it is an error
+	// (aivenSegment.missing), never a segment silently left out.
 	var out []aivenSegment
 	for _, main := range order {
-		if p := found[main]; p.hasLog && p.man {
-			out = append(out, p.seg)
-		}
+		out = append(out, found[main].seg)
 	}
 	return out, nil
 }
