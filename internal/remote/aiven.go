@@ -415,7 +415,7 @@ func (r *aivenReader) chunk(i int) ([]byte, error) {
 
 func (r *aivenReader) ReadAt(p []byte, off int64) (int, error) {
 	if r.dec == nil && r.compression {
-		return 0, errClosed
+		return 0, segment.ReadFailure(errClosed)
 	}
 	if off >= r.size {
 		return 0, io.EOF
@@ -425,7 +425,9 @@ func (r *aivenReader) ReadAt(p []byte, off int64) (int, error) {
 		i := int(off / r.chunkSize)
 		b, err := r.chunk(i)
 		if err != nil {
-			return n, err
+			// the store failed to give the chunk, or its bytes do not
+			// detransform: either way the source cannot be read there
+			return n, segment.ReadFailure(err)
 		}
 		k := copy(p[n:], b[off-int64(i)*r.chunkSize:])
 		n += k

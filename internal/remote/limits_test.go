@@ -1,6 +1,10 @@
 package remote_test
 
 import (
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -57,4 +61,54 @@ func TestMissingTieredObject(t *testing.T) {
 			t.Errorf("no .%s: exit %d, stdout %s, stderr %s", suffix, code, got, stderr)
 		}
 	}
+}
+
+// A ranged GET that fails (HTTP 500) or whose body is cut short is a read
+// failure: audit exits 3 with one error line naming the object, and no
+// corrupt-batch finding (before: exit 1, the failure reported as corrupt
+// bytes).
+func TestFailedRangedGetIsNotCorruption(t *testing.T) {
+	fail := map[string]http.HandlerFunc{
+		"HTTP 500": func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusInternalServerError)
+			io.WriteString(w, "<Error><Code>InternalError</Code><Message>We encountered an internal error.</Message></Error>")
+		},
+	}
+	for name, h := range fail {
+		f := newFakeS3(t, "b")
+		mains := f.putSegments(t, "p/", aivenfmt.Options{ChunkSize: 4096})
+		args := []string{"audit", "--s3-endpoint", f.URL(), "--s3-path-style", "s3://b/p/"}
+		if out, stderr, code := kseg(t, args...); code != 0 {
+			t.Fatalf("every object there: exit %d\n%s%s", code, out, stderr)
+		}
+		f.mu.Lock()
+		f.serve[mains[1]+".log"] = h
+		f.mu.Unlock()
+		out, stderr, code := kseg(t, args...)
+		if code != 3 || strings.Contains(out+stderr, "corrupt") || !strings.Contains(stderr, "s3://b/"+mains[1]+".log") || strings.Count(stderr, "kseg: error:") != 1 {
+			t.Errorf("%s: exit %d\nstdout %s\nstderr %s", name, code, out, stderr)
+		}
+		t.Logf("%s: %s", name, strings.TrimSpace(stderr))
+	}
+	// a body cut short: the object's bytes served with a Content-Length
+	// the connection does not deliver
+	f := newFakeS3(t, "b")
+	mains := f.putSegments(t, "p/", aivenfmt.Options{ChunkSize: 4096})
+	obj := f.objects[mains[1]+".log"]
+	f.serve[mains[1]+".log"] = func(w http.ResponseWriter, r *http.Request) {
+		var from, to int
+		if _, err := fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-%d", &from, &to); err != nil {
+			t.Errorf("range %q: %v", r.Header.Get("Range"), err)
+		}
+		to = min(to, len(obj)-1)
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", from, to, len(obj)))
+		w.Header().Set("Content-Length", strconv.Itoa(to-from+1))
+		w.WriteHeader(http.StatusPartialContent)
+		w.Write(obj[from : from+(to-from+1)/2])
+	}
+	out, stderr, code := kseg(t, "audit", "--s3-endpoint", f.URL(), "--s3-path-style", "s3://b/p/")
+	if code != 3 || strings.Contains(out+stderr, "corrupt") || !strings.Contains(stderr, "s3://b/"+mains[1]+".log") || strings.Count(stderr, "kseg: error:") != 1 {
+		t.Errorf("truncated body: exit %d\nstdout %s\nstderr %s", code, out, stderr)
+	}
+	t.Logf("truncated body: %s", strings.TrimSpace(stderr))
 }

@@ -91,7 +91,7 @@ func (r *reader) ReadAt(p []byte, off int64) (int, error) {
 		r.start = r.end
 	}
 	if off < r.start {
-		return 0, &fs.PathError{Op: "read", Path: r.name, Err: fmt.Errorf("position %d is behind the fetched window (%d): the wire source reads forward only", off, r.start)}
+		return 0, segment.ReadFailure(&fs.PathError{Op: "read", Path: r.name, Err: fmt.Errorf("position %d is behind the fetched window (%d): the wire source reads forward only", off, r.start)})
 	}
 	want := off + int64(len(p))
 	for r.end < want && !r.done {
@@ -125,7 +125,7 @@ func (r *reader) ReadAt(p []byte, off int64) (int, error) {
 	}
 	if n < len(p) {
 		if r.err != nil {
-			return n, &fs.PathError{Op: "fetch", Path: r.name, Err: r.err}
+			return n, segment.ReadFailure(&fs.PathError{Op: "fetch", Path: r.name, Err: r.err})
 		}
 		return n, io.EOF
 	}
