@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kseg/kseg/internal/source"
+	"github.com/kseg/kseg/internal/wire"
 )
 
 // silentListener accepts connections on loopback, reads what is sent and
@@ -116,5 +117,33 @@ func TestDefaultTimeout(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := Execute([]string{"count", "--timeout", "0s", "x"}, &out, &errb); code != ExitUsage {
 		t.Errorf("--timeout 0s: exit %d, want %d: %s", code, ExitUsage, errb.String())
+	}
+}
+
+// Kafka's conventions: --from/--to take -2 (earliest) and -1 (latest), in
+// count's flags and in dump's own argument list; kseg dump --help lists
+// the kafka:// range and --timeout.
+func TestKafkaConventions(t *testing.T) {
+	addr := closedPort(t)
+	for _, args := range [][]string{
+		{"count", "--from", "-2", "--to", "-1", "--timeout", "2s", "kafka://" + addr + "/orders"},
+		{"count", "--from=-2", "--to=-1", "kafka://" + addr + "/orders"},
+		{"dump", "--from", "-2", "--to", "-1", "kafka://" + addr + "/orders"},
+	} {
+		var out, errb bytes.Buffer
+		if code := Execute(args, &out, &errb); code != ExitBadInput || !strings.Contains(errb.String(), "cannot reach the cluster") {
+			t.Errorf("%v: exit %d (want %d: parsed, then unreachable): %s", args, code, ExitBadInput, errb.String())
+		}
+	}
+	_, o, err := takeWireArgs([]string{"--from", "-2", "--to", "-1", "x.log"})
+	if err != nil || o.Wire.From.Kind != wire.BoundEarliest || o.Wire.To.Kind != wire.BoundLatest {
+		t.Errorf("dump --from -2 --to -1: %+v %+v %v", o.Wire.From, o.Wire.To, err)
+	}
+	var out, errb bytes.Buffer
+	Execute([]string{"dump", "-h"}, &out, &errb)
+	for _, flag := range []string{"--from", "--to", "--timeout", "-2", "-1"} {
+		if !strings.Contains(out.String(), flag) {
+			t.Errorf("kseg dump -h does not list %s", flag)
+		}
 	}
 }

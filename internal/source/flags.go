@@ -13,8 +13,9 @@ import (
 )
 
 // FlagHelp is what a command that takes the flags adds to its help.
-const FlagHelp = `kafka://HOST:PORT[,HOST:PORT...]/TOPIC[/PARTITION] reads batches from a live
-cluster (every partition when none is named; TOPIC may be a regular expression).`
+const FlagHelp = `kafka://HOST[:PORT][,HOST[:PORT]...]/TOPIC[/PARTITION] reads batches from a live
+cluster (every partition when none is named; TOPIC may be a regular expression;
+PORT is 9092 when not given).`
 
 // Flags are a command's source flags: the kafka:// flags Add gives it,
 // and the remote-store flags (AddRemote) it has or inherits.
@@ -38,7 +39,7 @@ type Flags struct {
 // in fs too when Options runs (cobra merges inherited flags into it).
 func (f *Flags) Add(fs *pflag.FlagSet) {
 	f.fs = fs
-	fs.StringVar(&f.from, "from", "", "kafka:// sources: first offset: earliest|latest|OFFSET|@RFC3339|@MILLIS (default earliest)")
+	fs.StringVar(&f.from, "from", "", "kafka:// sources: first offset: earliest|latest|OFFSET|@RFC3339|@MILLIS, or -2 (earliest), -1 (latest) (default earliest)")
 	fs.StringVar(&f.to, "to", "", "kafka:// sources: end offset, exclusive, likewise (default latest: the high watermark)")
 	fs.StringVar(&f.commandConfig, "command-config", "", "kafka:// sources: Kafka client properties (security.protocol, sasl.*, ssl.* with PEM files)")
 	fs.BoolVar(&f.tls, "tls", false, "kafka:// sources: connect with TLS")

@@ -1,5 +1,5 @@
 // Package wire makes a Kafka cluster a source of batches like a log
-// directory: kafka://HOST:PORT[,HOST:PORT...]/TOPIC[/PARTITION] resolves to
+// directory: kafka://HOST[:PORT][,HOST[:PORT]...]/TOPIC[/PARTITION] resolves to
 // one segment.Partition per partition, whose one segment serves the
 // partition's stored record batches, fetched from its leader with raw Fetch
 // requests at read_uncommitted (aborted data and control batches included)
@@ -31,7 +31,7 @@ import (
 // Errors a command maps to exit codes and hints.
 var (
 	ErrUnknownTopic = errors.New("no such topic")
-	ErrBadURL       = errors.New("not a kafka:// source (kafka://HOST:PORT[,HOST:PORT...]/TOPIC[/PARTITION])")
+	ErrBadURL       = errors.New("not a kafka:// source (kafka://HOST[:PORT][,HOST[:PORT]...]/TOPIC[/PARTITION])")
 	ErrUnreachable  = errors.New("cannot reach the cluster")
 	ErrAuth         = errors.New("authentication failed")
 	ErrTLS          = errors.New("TLS handshake failed")
@@ -58,14 +58,15 @@ const (
 	BoundTime                      // ListOffsets by timestamp
 )
 
-// ParseBound reads earliest|latest|OFFSET|@RFC3339|@MILLIS.
+// ParseBound reads earliest|latest|OFFSET|@RFC3339|@MILLIS, and Kafka's
+// ListOffsets codes -2 (earliest) and -1 (latest) as its tools take them.
 func ParseBound(s string) (Bound, error) {
 	switch {
 	case s == "":
 		return Bound{}, nil
-	case s == "earliest":
+	case s == "earliest" || s == "-2":
 		return Bound{Kind: BoundEarliest}, nil
-	case s == "latest":
+	case s == "latest" || s == "-1":
 		return Bound{Kind: BoundLatest}, nil
 	case strings.HasPrefix(s, "@"):
 		v := s[1:]
@@ -80,7 +81,7 @@ func ParseBound(s string) (Bound, error) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < 0 {
-		return Bound{}, fmt.Errorf("%q: want earliest, latest, an offset, or @time", s)
+		return Bound{}, fmt.Errorf("%q: want earliest (-2), latest (-1), an offset, or @time", s)
 	}
 	return Bound{Kind: BoundOffset, Offset: n}, nil
 }
@@ -143,7 +144,11 @@ type URL struct {
 
 var topicName = regexp.MustCompile(`^[a-zA-Z0-9._-]+$`)
 
-// ParseURL reads kafka://HOST:PORT[,HOST:PORT...]/TOPIC[/PARTITION].
+// DefaultPort is the broker port of a kafka:// host given without one.
+const DefaultPort = "9092"
+
+// ParseURL reads kafka://HOST[:PORT][,HOST[:PORT]...]/TOPIC[/PARTITION]; a
+// host without a port is on DefaultPort.
 func ParseURL(s string) (URL, error) {
 	rest, ok := strings.CutPrefix(s, "kafka://")
 	if !ok {
@@ -155,8 +160,16 @@ func ParseURL(s string) (URL, error) {
 	}
 	u := URL{Partition: -1}
 	for _, h := range strings.Split(hosts, ",") {
-		if _, port, err := net.SplitHostPort(h); err != nil || port == "" {
-			return URL{}, fmt.Errorf("%s: broker %q: want HOST:PORT: %w", s, h, ErrBadURL)
+		if _, _, err := net.SplitHostPort(h); err != nil && h != "" && !strings.HasSuffix(h, ":") {
+			// no port: HOST, or [IPv6] (a bare IPv6 address is ambiguous)
+			if host, ok := strings.CutPrefix(h, "["); ok && strings.HasSuffix(host, "]") {
+				h = net.JoinHostPort(strings.TrimSuffix(host, "]"), DefaultPort)
+			} else if !strings.Contains(h, ":") {
+				h = net.JoinHostPort(h, DefaultPort)
+			}
+		}
+		if host, port, err := net.SplitHostPort(h); err != nil || port == "" || host == "" {
+			return URL{}, fmt.Errorf("%s: broker %q: want HOST[:PORT]: %w", s, h, ErrBadURL)
 		}
 		u.Brokers = append(u.Brokers, h)
 	}
