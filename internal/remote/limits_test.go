@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -111,4 +112,25 @@ func TestFailedRangedGetIsNotCorruption(t *testing.T) {
 		t.Errorf("truncated body: exit %d\nstdout %s\nstderr %s", code, out, stderr)
 	}
 	t.Logf("truncated body: %s", strings.TrimSpace(stderr))
+}
+
+// Reading s3:// writes nothing to the process's stderr but kseg's own
+// lines: the SDK logged "DEBUG Response has no supported checksum" there
+// for every ranged GET (51 lines for one count of a real bucket).
+func TestNoSDKLogLines(t *testing.T) {
+	f := newFakeS3(t, "b")
+	f.putSegments(t, "p/", aivenfmt.Options{ChunkSize: 4096, Compress: true})
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stderr
+	os.Stderr = w
+	_, stderr, code := kseg(t, "count", "--s3-endpoint", f.URL(), "--s3-path-style", "s3://b/p/")
+	os.Stderr = old
+	w.Close()
+	raw, _ := io.ReadAll(r)
+	if code != 0 || stderr != "" || len(raw) != 0 || f.gets < 3 {
+		t.Errorf("exit %d after %d GETs; kseg's stderr %q; the process's stderr:\n%s", code, f.gets, stderr, raw)
+	}
 }
