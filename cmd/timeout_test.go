@@ -84,6 +84,9 @@ func TestSilentEndpointTimesOut(t *testing.T) {
 			!strings.Contains(lines[0], addr) || !strings.Contains(lines[0], "700ms") {
 			t.Errorf("%v: exit %d after %s, stderr:\n%s", args, code, took, errb.String())
 		}
+		if hint := "kseg: hint: check "; !strings.Contains(errb.String(), hint) {
+			t.Errorf("%v: no hint: %s", args, errb.String())
+		}
 		t.Logf("%v: failed after %s: %s", args, took.Round(time.Millisecond), lines[0])
 	}
 }

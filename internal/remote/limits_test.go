@@ -58,7 +58,7 @@ func TestMissingTieredObject(t *testing.T) {
 		}
 		f.remove(mains[1] + "." + suffix)
 		got, stderr, code := kseg(t, args...)
-		if code != 3 || !strings.Contains(stderr, "s3://b/"+mains[1]+"."+suffix) || !strings.Contains(stderr, "missing object") || strings.Count(stderr, "kseg: error:") != 1 {
+		if code != 3 || !strings.Contains(stderr, "s3://b/"+mains[1]+"."+suffix) || !strings.Contains(stderr, "missing object") || strings.Count(stderr, "kseg: error:") != 1 || !strings.Contains(stderr, "kseg: hint: list the segment's objects") {
 			t.Errorf("no .%s: exit %d, stdout %s, stderr %s", suffix, code, got, stderr)
 		}
 	}
