@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kseg/kseg/internal/aivenfmt"
 )
@@ -133,4 +134,32 @@ func TestNoSDKLogLines(t *testing.T) {
 	if code != 0 || stderr != "" || len(raw) != 0 || f.gets < 3 {
 		t.Errorf("exit %d after %d GETs; kseg's stderr %q; the process's stderr:\n%s", code, f.gets, stderr, raw)
 	}
+}
+
+// A store that lists the segments, then stalls in the middle of a ranged
+// GET's body, fails that read within --timeout: exit 3, one error line
+// naming the object and the endpoint, no finding.
+func TestStalledGetTimesOut(t *testing.T) {
+	f := newFakeS3(t, "b")
+	mains := f.putSegments(t, "p/", aivenfmt.Options{ChunkSize: 4096})
+	obj := f.objects[mains[1]+".log"]
+	f.serve[mains[1]+".log"] = func(w http.ResponseWriter, r *http.Request) {
+		var from, to int
+		fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-%d", &from, &to)
+		to = min(to, len(obj)-1)
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", from, to, len(obj)))
+		w.Header().Set("Content-Length", strconv.Itoa(to-from+1))
+		w.WriteHeader(http.StatusPartialContent)
+		w.Write(obj[from : from+10])
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // the rest never comes
+	}
+	start := time.Now()
+	out, stderr, code := kseg(t, "audit", "--timeout", "600ms", "--s3-endpoint", f.URL(), "--s3-path-style", "s3://b/p/")
+	took := time.Since(start)
+	if code != 3 || took > 5*time.Second || strings.Contains(out, "corrupt") || !strings.Contains(stderr, "s3://b/"+mains[1]+".log") ||
+		!strings.Contains(stderr, "no answer from "+f.URL()+" within 600ms") || strings.Count(stderr, "kseg: error:") != 1 {
+		t.Errorf("exit %d after %s\nstdout %s\nstderr %s", code, took, out, stderr)
+	}
+	t.Logf("failed after %s: %s", took.Round(time.Millisecond), strings.TrimSpace(stderr))
 }
