@@ -50,6 +50,14 @@ Options (kseg's):
   --all-files                with directories, dump indexes and snapshots too
   --rsa-key FILE, --s3-endpoint URL, --s3-region R, --s3-path-style
                              for remote sources (lts://DIR, s3://BUCKET/PREFIX)
+  --from B, --to B           kafka:// sources: the offsets read, [from, to):
+                             earliest|latest|OFFSET|@RFC3339|@MILLIS, or -2
+                             (earliest), -1 (latest); default earliest to latest
+  --timeout DURATION         kafka:// and s3:// sources: deadline of connecting
+                             and of each request (10s)
+  --fetch-bytes N, --command-config FILE, --tls, --tls-ca FILE, --tls-cert FILE,
+  --tls-key FILE, --sasl-mechanism M, --sasl-user U, --sasl-password-env VAR
+                             kafka:// sources, as in kseg count --help
   --quiet                    no progress line on stderr (shown only when stderr
                              is a terminal and stdout is not)
 

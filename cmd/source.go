@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/kseg/kseg/internal/remote"
 	"github.com/kseg/kseg/internal/source"
 	"github.com/kseg/kseg/internal/wire"
 )
@@ -124,6 +125,10 @@ func wireHint(err error) string {
 		return "check HOST:PORT, the listener's security.protocol (--tls, --command-config) and the CA (--tls-ca)"
 	case errors.Is(err, wire.ErrUnknownTopic):
 		return "list the topics with kafka-topics.sh --list; TOPIC may be a regular expression"
+	case errors.Is(err, remote.ErrTimeout):
+		return "check the endpoint (--s3-endpoint, AWS_ENDPOINT_URL_S3, --s3-region) and the network; a slow store may need a longer --timeout"
+	case errors.Is(err, remote.ErrMissingObject):
+		return "list the segment's objects (aws s3 ls); the plugin deletes a segment's objects together, so one left alone is an upload that did not finish or an object deleted by hand"
 	}
 	return ""
 }

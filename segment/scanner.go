@@ -142,6 +142,9 @@ func (s *scanner) next() bool {
 		return false
 	}
 	if err != nil {
+		if errors.Is(err, ErrRead) {
+			return s.fail(pos, err) // a source's failure, not an end of file
+		}
 		return s.fail(pos, fmt.Errorf("Unexpected EOF while attempting to read the next batch: %w", err))
 	}
 	size := int32(binary.BigEndian.Uint32(b[8:]))
@@ -159,6 +162,9 @@ func (s *scanner) next() bool {
 		// into the following bytes, and fails if the file ends first.
 		hb, err := s.window(pos, batch.HeaderSize)
 		if err != nil {
+			if isReadError(err) {
+				return s.fail(pos, err)
+			}
 			return s.fail(pos, fmt.Errorf("Failed to load record batch at position %d: %w", pos, batch.ErrTruncated))
 		}
 		s.entry.Header, _ = batch.ParseHeader(hb)

@@ -245,10 +245,10 @@ func (s *Stream) Batch() *Batch { return &s.cur }
 // Err) or, with KeepGoing, becomes a region and the stream resumes at the
 // next valid entry.
 func (s *Stream) Next() bool {
-	if s.err != nil {
-		return false
-	}
 	for {
+		if s.err != nil {
+			return false
+		}
 		if s.sc.next() {
 			s.cur.parsed, s.cur.inner, s.cur.records = false, false, false
 			if s.opts.VerifyCRC {
@@ -326,10 +326,11 @@ func (s *Stream) trailing(validEnd int64) error {
 
 // Reject declares the current entry corrupt as a whole (its header cannot
 // be trusted, so neither can its length). With KeepGoing the region up to
-// the next valid entry is reported and Reject returns true; otherwise the
-// stream stops with cause as its error and Reject returns false.
+// the next valid entry is reported and Reject returns true; otherwise, or
+// when cause is a failed read, the stream stops with cause as its error
+// and Reject returns false.
 func (s *Stream) Reject(cause error) bool {
-	if !s.opts.KeepGoing {
+	if !s.opts.KeepGoing || isReadError(cause) {
 		s.err = s.locate(s.cur.Pos, cause)
 		s.sc.done = true
 		return false
@@ -342,7 +343,7 @@ func (s *Stream) Reject(cause error) bool {
 // with KeepGoing its bytes are reported as a region and the stream goes on
 // with the entry after it (true); otherwise the stream stops (false).
 func (s *Stream) Skip(cause error) bool {
-	if !s.opts.KeepGoing {
+	if !s.opts.KeepGoing || isReadError(cause) {
 		s.err = s.locate(s.cur.Pos, cause)
 		s.sc.done = true
 		return false
@@ -351,15 +352,44 @@ func (s *Stream) Skip(cause error) bool {
 	return true
 }
 
-// isReadError tells a failed read (the disk, the network) from corrupt
-// bytes: there is nothing to resynchronise past.
+// ErrRead is what errors.Is finds in a ReadError.
+var ErrRead = errors.New("read failed")
+
+// ReadError marks a source's failure to deliver bytes (a disk, a network, an
+// object store: an HTTP error, a truncated body, a timeout, a chunk that
+// cannot be decrypted) as opposed to bytes that were read and are corrupt.
+// A Source's ReadAt wraps its failures in it (a *fs.PathError counts as
+// one too); the stream stops at it, with or without KeepGoing, and never
+// reports it as a corrupt region. Its text is the wrapped error's.
+type ReadError struct{ Err error }
+
+func (e *ReadError) Error() string        { return e.Err.Error() }
+func (e *ReadError) Unwrap() error        { return e.Err }
+func (e *ReadError) Is(target error) bool { return target == ErrRead }
+
+// ReadFailure wraps err as a ReadError (nil and io.EOF stay as they are).
+func ReadFailure(err error) error {
+	if err == nil || err == io.EOF || errors.Is(err, ErrRead) {
+		return err
+	}
+	return &ReadError{Err: err}
+}
+
+// isReadError tells a failed read (the disk, the network, a store) from
+// corrupt bytes: there is nothing to resynchronise past.
 func isReadError(err error) bool {
+	if err == nil {
+		return false
+	}
 	var pe *fs.PathError
-	return errors.As(err, &pe)
+	return errors.As(err, &pe) || errors.Is(err, ErrRead)
 }
 
 func (s *Stream) skipTo(from int64, cause error) {
 	next, ok := s.resync(from + 1)
+	if s.err != nil {
+		return // a read failed while searching: the stream stops at it
+	}
 	s.report(Region{From: from, To: next, Resumed: ok, Cause: s.locate(from, cause)})
 }
 
@@ -433,6 +463,9 @@ func (s *Stream) resync(from int64) (int64, bool) {
 	for p := from; p <= sc.end-batch.HeaderSizeUpToMagic; p++ {
 		hb, err := sc.window(p, batch.HeaderSizeUpToMagic)
 		if err != nil {
+			if isReadError(err) {
+				s.err = err
+			}
 			break
 		}
 		size := int64(int32(binary.BigEndian.Uint32(hb[8:])))
@@ -453,6 +486,10 @@ func (s *Stream) resync(from int64) (int64, bool) {
 			}
 			stored := binary.BigEndian.Uint32(hb[17:])
 			c, err := s.rc.castagnoli(p+21, end)
+			if isReadError(err) {
+				s.err = err
+				break
+			}
 			ok = err == nil && c == stored
 		case batch.MagicV0, batch.MagicV1:
 			if size < legacyOverheadV0 || (magic == batch.MagicV1 && size < legacyOverheadV1) {
@@ -460,7 +497,14 @@ func (s *Stream) resync(from int64) (int64, bool) {
 			}
 			stored := binary.BigEndian.Uint32(hb[12:])
 			c, err := s.rc.ieee(p+16, end)
+			if isReadError(err) {
+				s.err = err
+				break
+			}
 			ok = err == nil && c == stored
+		}
+		if s.err != nil {
+			break
 		}
 		if ok {
 			sc.pos = p

@@ -2,7 +2,6 @@ package remote
 
 import (
 	"bytes"
-	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rsa"
@@ -18,9 +17,9 @@ import (
 	"path"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/kseg/kseg/located"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -62,78 +61,155 @@ type chunk struct {
 	tOff, tSize       int64
 }
 
-// chunks materialises the chunk index.
-func (m *aivenManifest) chunks() ([]chunk, error) {
+// The bounds a manifest's chunk index must keep (docs/limits.md). Each is
+// checked before anything is allocated from the number it bounds.
+const (
+	// maxOriginalFileSize: a segment file is at most Integer.MAX_VALUE
+	// bytes (Kafka's segment.bytes is an int).
+	maxOriginalFileSize = 1<<31 - 1
+	// maxChunkSize: the plugin's chunk.size is at most Integer.MAX_VALUE / 2.
+	maxChunkSize = (1<<31 - 1) / 2
+	// maxVariableChunks: a variable chunk index keeps one offset per chunk
+	// (8 bytes each); 4 Mi chunks is a 2 GiB segment in 512-byte chunks.
+	maxVariableChunks = 1 << 22
+)
+
+// manifestError is a manifest whose field holds an impossible value; the
+// caller locates it at the field's key in the manifest object.
+type manifestError struct {
+	field string
+	err   error
+}
+
+func (e *manifestError) Error() string { return e.err.Error() }
+func (e *manifestError) Unwrap() error { return e.err }
+
+func badField(field, format string, a ...any) error {
+	return &manifestError{field: field, err: fmt.Errorf("chunk index: "+format, a...)}
+}
+
+// chunkIndex is the manifest's chunk index, checked against the transformed
+// object's size: a fixed index is computed per chunk and holds no slice; a
+// variable one holds the transformed offsets (n+1 of them).
+type chunkIndex struct {
+	n, chunkSize, fileSize int64
+	fixedSize, finalSize   int64   // fixed
+	offs                   []int64 // variable: transformed offset of chunk i, and the end
+}
+
+// at is chunk i (0 <= i < n).
+func (x *chunkIndex) at(i int64) chunk {
+	o := i * x.chunkSize
+	c := chunk{origOff: o, origSize: min(x.chunkSize, x.fileSize-o)}
+	if x.offs != nil {
+		c.tOff, c.tSize = x.offs[i], x.offs[i+1]-x.offs[i]
+	} else {
+		c.tOff, c.tSize = i*x.fixedSize, x.fixedSize
+		if i == x.n-1 {
+			c.tSize = x.finalSize
+		}
+	}
+	return c
+}
+
+// chunks checks the chunk index against objSize, the size of the
+// transformed .log object, and returns it. Every count and size the
+// manifest claims is bounded before it sizes an allocation: the original
+// file and the chunk size by Kafka's and the plugin's limits, the number
+// of chunks by the object's size (a transformed chunk is at least one
+// byte), each transformed chunk by the original chunk size, and their sum
+// by the object's size.
+func (m *aivenManifest) chunks(objSize int64) (*chunkIndex, error) {
 	ci := &m.ChunkIndex
-	if ci.OriginalChunkSize <= 0 || ci.OriginalFileSize < 0 {
-		return nil, fmt.Errorf("chunk index: original chunk size %d, file size %d", ci.OriginalChunkSize, ci.OriginalFileSize)
+	switch {
+	case ci.OriginalChunkSize <= 0 || ci.OriginalChunkSize > maxChunkSize:
+		return nil, badField("originalChunkSize", "original chunk size %d: want 1..%d", ci.OriginalChunkSize, maxChunkSize)
+	case ci.OriginalFileSize < 0 || ci.OriginalFileSize > maxOriginalFileSize:
+		return nil, badField("originalFileSize", "original file size %d: want 0..%d", ci.OriginalFileSize, maxOriginalFileSize)
 	}
 	n := (ci.OriginalFileSize + ci.OriginalChunkSize - 1) / ci.OriginalChunkSize
-	var sizes []int64
+	if n > objSize {
+		return nil, badField("originalFileSize", "%d chunks of %d bytes for %d original bytes, but the object has %d bytes (a transformed chunk takes at least one)", n, ci.OriginalChunkSize, ci.OriginalFileSize, objSize)
+	}
+	// A transformed chunk is the original one compressed (zstd may add a
+	// little) and encrypted (a 12-byte IV and a 16-byte tag): anything much
+	// larger, or empty, is a corrupt index.
+	limit := ci.OriginalChunkSize + ci.OriginalChunkSize/8 + 1<<16
+	x := &chunkIndex{n: n, chunkSize: ci.OriginalChunkSize, fileSize: ci.OriginalFileSize}
 	switch ci.Type {
 	case "fixed":
-		for i := int64(0); i < n; i++ {
-			s := ci.TransformedChunkSize
-			if i == n-1 {
-				s = ci.FinalTransformedChunkSize
-			}
-			sizes = append(sizes, s)
+		if n == 0 {
+			break
+		}
+		x.fixedSize, x.finalSize = ci.TransformedChunkSize, ci.FinalTransformedChunkSize
+		if n > 1 && (x.fixedSize < 1 || x.fixedSize > limit) {
+			return nil, badField("transformedChunkSize", "transformed chunks of %d bytes for %d-byte chunks", x.fixedSize, ci.OriginalChunkSize)
+		}
+		if x.finalSize < 1 || x.finalSize > limit {
+			return nil, badField("finalTransformedChunkSize", "final transformed chunk of %d bytes for %d-byte chunks", x.finalSize, ci.OriginalChunkSize)
+		}
+		if total := (n-1)*x.fixedSize + x.finalSize; total > objSize {
+			return nil, badField("transformedChunkSize", "%d transformed chunks of %d bytes (the last %d) end at byte %d, past the object's %d bytes", n, x.fixedSize, x.finalSize, total, objSize)
 		}
 	case "variable":
+		if n > maxVariableChunks {
+			return nil, badField("originalFileSize", "%d chunks of %d bytes: a variable chunk index of more than %d chunks is not read", n, ci.OriginalChunkSize, maxVariableChunks)
+		}
 		raw, err := base64.StdEncoding.DecodeString(ci.TransformedChunks)
 		if err != nil {
-			return nil, fmt.Errorf("chunk index: %w", err)
+			return nil, badField("transformedChunks", "%w", err)
 		}
-		dec, err := zstd.NewReader(nil, zstd.WithDecoderMaxMemory(64<<20))
+		// The codec's encoding of n sizes takes at most 13 + 4n bytes
+		// (16 MiB at most); the decoder's limit is the window a frame may
+		// ask for.
+		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(64<<20))
 		if err != nil {
 			return nil, err
 		}
 		defer dec.Close()
 		bin, err := dec.DecodeAll(raw, nil)
 		if err != nil {
-			return nil, fmt.Errorf("chunk index: %w", err)
+			return nil, badField("transformedChunks", "transformed chunk sizes of %d chunks: %w", n, err)
 		}
-		if sizes, err = decodeChunkSizes(bin); err != nil {
-			return nil, err
+		if int64(len(bin)) > 13+4*n {
+			return nil, badField("transformedChunks", "%d bytes of transformed chunk sizes for %d chunks", len(bin), n)
 		}
-		if int64(len(sizes)) != n {
-			return nil, fmt.Errorf("chunk index: %d transformed chunks for %d original ones", len(sizes), n)
+		sizes, err := decodeChunkSizes(bin, n)
+		if err != nil {
+			return nil, badField("transformedChunks", "%w", err)
+		}
+		x.offs = make([]int64, n+1)
+		for i, s := range sizes {
+			if s < 1 || s > limit {
+				return nil, badField("transformedChunks", "transformed chunk %d of %d bytes for %d-byte chunks", i, s, ci.OriginalChunkSize)
+			}
+			if x.offs[i+1] = x.offs[i] + s; x.offs[i+1] > objSize {
+				return nil, badField("transformedChunks", "transformed chunk %d ends at byte %d, past the object's %d bytes", i, x.offs[i+1], objSize)
+			}
 		}
 	default:
-		return nil, fmt.Errorf("chunk index: unknown type %q", ci.Type)
+		return nil, badField("type", "unknown type %q", ci.Type)
 	}
-	// A transformed chunk is the original one compressed (zstd may add a
-	// little) and encrypted (a 12-byte IV and a 16-byte tag): anything much
-	// larger, or negative, is a corrupt index.
-	limit := ci.OriginalChunkSize + ci.OriginalChunkSize/8 + 1<<16
-	for i, s := range sizes {
-		if s < 0 || s > limit {
-			return nil, fmt.Errorf("chunk index: transformed chunk %d of %d bytes for %d-byte chunks", i, s, ci.OriginalChunkSize)
-		}
-	}
-	out := make([]chunk, n)
-	var t int64
-	for i := range out {
-		o := int64(i) * ci.OriginalChunkSize
-		out[i] = chunk{origOff: o, origSize: min(ci.OriginalChunkSize, ci.OriginalFileSize-o), tOff: t, tSize: sizes[i]}
-		t += sizes[i]
-	}
-	return out, nil
+	return x, nil
 }
 
 // decodeChunkSizes is ChunkSizesBinaryCodec.decode: count (int32); for
 // count 1 the value; else base (int32), bytes per value (int8), count-1
 // values above base in that many big-endian bytes, the last value in full.
-func decodeChunkSizes(b []byte) ([]int64, error) {
+// The count must be want (the chunks of the original file), checked with
+// the length before anything is allocated.
+func decodeChunkSizes(b []byte, want int64) ([]int64, error) {
 	bad := errors.New("chunk index: truncated transformed chunk sizes")
 	if len(b) < 4 {
 		return nil, bad
 	}
-	count := int(int32(binary.BigEndian.Uint32(b)))
+	count := int64(int32(binary.BigEndian.Uint32(b)))
 	b = b[4:]
 	switch {
 	case count < 0:
 		return nil, bad
+	case count != want:
+		return nil, fmt.Errorf("chunk index: %d transformed chunks for %d original ones", count, want)
 	case count == 0:
 		return nil, nil
 	case count == 1:
@@ -146,13 +222,13 @@ func decodeChunkSizes(b []byte) ([]int64, error) {
 		return nil, bad
 	}
 	base := int64(int32(binary.BigEndian.Uint32(b)))
-	per := int(b[4])
+	per := int64(b[4])
 	b = b[5:]
-	if per < 1 || per > 4 || len(b) != (count-1)*per+4 {
+	if per < 1 || per > 4 || int64(len(b)) != (count-1)*per+4 {
 		return nil, bad
 	}
 	out := make([]int64, 0, count)
-	for i := 0; i < count-1; i++ {
+	for i := int64(0); i < count-1; i++ {
 		var v [4]byte
 		copy(v[4-per:], b[i*per:(i+1)*per])
 		out = append(out, int64(int32(binary.BigEndian.Uint32(v[:])))+base)
@@ -211,7 +287,7 @@ func unwrapDataKey(seg, dataKey string, pemKey []byte) ([]byte, error) {
 type aivenReader struct {
 	obj         *s3Object
 	name        string
-	chunks      []chunk
+	idx         *chunkIndex
 	size        int64
 	chunkSize   int64
 	compression bool
@@ -221,9 +297,10 @@ type aivenReader struct {
 	tbuf        []byte
 }
 
-func openAiven(ctx context.Context, cl *s3.Client, bucket string, s aivenSegment, pemKey []byte) (segment.Source, io.Closer, error) {
+func openAiven(bk *s3Bucket, s aivenSegment, pemKey []byte) (segment.Source, io.Closer, error) {
+	bucket := bk.name
 	name := sourceName("s3://"+bucket+"/"+path.Dir(s.log), s.segmentID, s.base)
-	mb, err := (&s3Object{ctx: ctx, cl: cl, bucket: bucket, key: s.manifest}).getAll(64 << 20)
+	mb, err := (&s3Object{b: bk, key: s.manifest}).getAll(64 << 20)
 	if err != nil {
 		return segment.Source{}, nil, err
 	}
@@ -234,14 +311,22 @@ func openAiven(ctx context.Context, cl *s3.Client, bucket string, s aivenSegment
 	if m.Version != "1" {
 		return segment.Source{}, nil, fmt.Errorf("%s: manifest version %q (want 1)", s.manifest, m.Version)
 	}
-	chunks, err := m.chunks()
+	idx, err := m.chunks(s.logSize)
 	if err != nil {
-		return segment.Source{}, nil, fmt.Errorf("%s: %w", s.manifest, err)
+		// located at the field's key in the manifest
+		var me *manifestError
+		off := int64(-1)
+		if errors.As(err, &me) {
+			if i := bytes.Index(mb, []byte(`"`+me.field+`"`)); i >= 0 {
+				off = int64(i)
+			}
+		}
+		return segment.Source{}, nil, located.At("s3://"+bucket+"/"+s.manifest, off, fmt.Errorf("%w (the .log object has %d bytes)", err, s.logSize))
 	}
 	r := &aivenReader{
-		obj:         &s3Object{ctx: ctx, cl: cl, bucket: bucket, key: s.log},
+		obj:         &s3Object{b: bk, key: s.log},
 		name:        name,
-		chunks:      chunks,
+		idx:         idx,
 		size:        m.ChunkIndex.OriginalFileSize,
 		chunkSize:   m.ChunkIndex.OriginalChunkSize,
 		compression: m.Compression,
@@ -290,7 +375,7 @@ func (r *aivenReader) chunk(i int) ([]byte, error) {
 	if b := r.cache.get(i); b != nil {
 		return b, nil
 	}
-	c := r.chunks[i]
+	c := r.idx.at(int64(i))
 	if int64(cap(r.tbuf)) < c.tSize {
 		r.tbuf = make([]byte, c.tSize)
 	}
@@ -313,7 +398,9 @@ func (r *aivenReader) chunk(i int) ([]byte, error) {
 	var out []byte
 	if r.compression {
 		var err error
-		if out, err = r.dec.DecodeAll(t, make([]byte, 0, c.origSize)); err != nil {
+		// The room the claimed size asks for, up to what the chunk's
+		// bytes are likely to hold; DecodeAll grows it if it must.
+		if out, err = r.dec.DecodeAll(t, make([]byte, 0, min(c.origSize, 64*c.tSize+4096))); err != nil {
 			return nil, fmt.Errorf("%s: chunk %d: zstd: %w", r.name, i, err)
 		}
 	} else {
@@ -328,7 +415,7 @@ func (r *aivenReader) chunk(i int) ([]byte, error) {
 
 func (r *aivenReader) ReadAt(p []byte, off int64) (int, error) {
 	if r.dec == nil && r.compression {
-		return 0, errClosed
+		return 0, segment.ReadFailure(errClosed)
 	}
 	if off >= r.size {
 		return 0, io.EOF
@@ -338,9 +425,11 @@ func (r *aivenReader) ReadAt(p []byte, off int64) (int, error) {
 		i := int(off / r.chunkSize)
 		b, err := r.chunk(i)
 		if err != nil {
-			return n, err
+			// the store failed to give the chunk, or its bytes do not
+			// detransform: either way the source cannot be read there
+			return n, segment.ReadFailure(err)
 		}
-		k := copy(p[n:], b[off-r.chunks[i].origOff:])
+		k := copy(p[n:], b[off-int64(i)*r.chunkSize:])
 		n += k
 		off += int64(k)
 	}

@@ -20,6 +20,8 @@
 //	endpoint=URL      S3 endpoint override (S3-compatible stores)
 //	path-style=1      path-style addressing
 //	rsa-key=FILE      PEM RSA private key for encrypted Aiven segments
+//	timeout=DURATION  deadline of each S3 request, its retries and body
+//	                  included (10s; kseg's --timeout)
 //
 // The same options can be given once for all arguments with kseg's flags
 // --rsa-key, --s3-endpoint, --s3-region and --s3-path-style (Resolve's
@@ -90,9 +92,9 @@ func splitArg(arg, scheme string, defaults url.Values) (string, url.Values, erro
 	}
 	for k := range q {
 		switch k {
-		case "local", "metadata", "region", "endpoint", "path-style", "rsa-key":
+		case "local", "metadata", "region", "endpoint", "path-style", "rsa-key", "timeout":
 		default:
-			return "", nil, fmt.Errorf("%s: unknown option %q (want local, metadata, region, endpoint, path-style, rsa-key)", arg, k)
+			return "", nil, fmt.Errorf("%s: unknown option %q (want local, metadata, region, endpoint, path-style, rsa-key, timeout)", arg, k)
 		}
 	}
 	return rest, q, nil

@@ -12,11 +12,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/kseg/kseg/located"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -44,6 +46,10 @@ func newS3Client(ctx context.Context, q url.Values) (*s3.Client, error) {
 	}
 	pathStyle := q.Get("path-style")
 	return s3.NewFromConfig(cfg, func(o *s3.Options) {
+		// A ranged GET carries no checksum of its bytes; the SDK would log
+		// "DEBUG Response has no supported checksum" on stderr for each.
+		// Checksums the store does send are still validated.
+		o.DisableLogOutputChecksumValidationSkipped = true
 		if ep := q.Get("endpoint"); ep != "" {
 			o.BaseEndpoint = aws.String(ep)
 		}
@@ -61,6 +67,27 @@ type aivenSegment struct {
 	log       string // object keys
 	manifest  string
 	logSize   int64
+	main      string // the key without its suffix
+}
+
+// ErrMissingObject is a segment the plugin's layout lists with one of the
+// two objects kseg reads (.log, .rsm-manifest) absent from the store.
+var ErrMissingObject = errors.New("missing object")
+
+// missing is the error of a segment that lacks one of its objects, nil
+// when both are there.
+func (s aivenSegment) missing(bucket string) error {
+	var gone []string
+	for _, o := range []struct{ key, suffix string }{{s.log, "log"}, {s.manifest, "rsm-manifest"}} {
+		if o.key == "" {
+			gone = append(gone, "s3://"+bucket+"/"+s.main+"."+o.suffix)
+		}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	return located.At("s3://"+bucket+"/"+s.main+".log", -1, fmt.Errorf("%w: segment %d (id %s) of %s-%d has no %s: the plugin writes a segment's .log and .rsm-manifest, and this one cannot be read (an upload that did not finish, or an object deleted)",
+		ErrMissingObject, s.base, s.segmentID, s.topic, s.partition, strings.Join(gone, " and no ")))
 }
 
 // resolveS3 reads s3://BUCKET/PREFIX[/TOPIC-PARTITION][?options]: the
@@ -80,6 +107,15 @@ func resolveS3(arg string, defaults url.Values) ([]segment.Partition, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", arg, err)
 	}
+	bk := &s3Bucket{cl: cl, name: bucket, endpoint: q.Get("endpoint"), timeout: DefaultTimeout}
+	if bk.endpoint == "" {
+		bk.endpoint = "the S3 endpoint of region " + cl.Options().Region
+	}
+	if t := q.Get("timeout"); t != "" {
+		if bk.timeout, err = time.ParseDuration(t); err != nil || bk.timeout <= 0 {
+			return nil, fmt.Errorf("%s: timeout=%s: want a positive duration (10s, 1m)", arg, t)
+		}
+	}
 	var key []byte
 	if f := q.Get("rsa-key"); f != "" {
 		if key, err = os.ReadFile(f); err != nil {
@@ -96,7 +132,7 @@ func resolveS3(arg string, defaults url.Values) ([]segment.Partition, error) {
 			listPrefix = prefix[:i]
 		}
 	}
-	segs, err := listAiven(ctx, cl, bucket, listPrefix)
+	segs, err := listAiven(ctx, bk, listPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", arg, err)
 	}
@@ -108,7 +144,7 @@ func resolveS3(arg string, defaults url.Values) ([]segment.Partition, error) {
 			}
 		}
 		if len(keep) == 0 { // not a partition name after all: the whole prefix
-			if keep, err = listAiven(ctx, cl, bucket, prefix); err != nil {
+			if keep, err = listAiven(ctx, bk, prefix); err != nil {
 				return nil, fmt.Errorf("%s: %w", arg, err)
 			}
 		}
@@ -126,13 +162,17 @@ func resolveS3(arg string, defaults url.Values) ([]segment.Partition, error) {
 			names = append(names, name)
 		}
 		s := s
-		ids["s3://"+bucket+"/"+s.log] = s.segmentID
+		path := "s3://" + bucket + "/" + s.main + ".log"
+		ids[path] = s.segmentID
 		byTP[name] = append(byTP[name], segment.Segment{
-			Path:       "s3://" + bucket + "/" + s.log,
+			Path:       path,
 			BaseOffset: s.base,
 			Size:       s.logSize,
 			Open: func() (segment.Source, io.Closer, error) {
-				return openAiven(ctx, cl, bucket, s, key)
+				if err := s.missing(bucket); err != nil {
+					return segment.Source{}, nil, err
+				}
+				return openAiven(bk, s, key)
 			},
 		})
 	}
@@ -150,18 +190,19 @@ func resolveS3(arg string, defaults url.Values) ([]segment.Partition, error) {
 	return out, nil
 }
 
-func listAiven(ctx context.Context, cl *s3.Client, bucket, prefix string) ([]aivenSegment, error) {
+func listAiven(ctx context.Context, bk *s3Bucket, prefix string) ([]aivenSegment, error) {
 	type pair struct {
-		seg         aivenSegment
-		hasLog, man bool
+		seg aivenSegment
 	}
 	found := map[string]*pair{}
 	var order []string
-	pg := s3.NewListObjectsV2Paginator(cl, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(prefix)})
+	pg := s3.NewListObjectsV2Paginator(bk.cl, &s3.ListObjectsV2Input{Bucket: aws.String(bk.name), Prefix: aws.String(prefix)})
 	for pg.HasMorePages() {
-		page, err := pg.NextPage(ctx)
+		rctx, cancel := bk.request(ctx)
+		page, err := pg.NextPage(rctx)
+		cancel()
 		if err != nil {
-			return nil, err
+			return nil, bk.timedOut(err)
 		}
 		for _, o := range page.Contents {
 			k := aws.ToString(o.Key)
@@ -177,35 +218,61 @@ func listAiven(ctx context.Context, cl *s3.Client, bucket, prefix string) ([]aiv
 				if err1 != nil || err2 != nil {
 					continue
 				}
-				p = &pair{seg: aivenSegment{topic: m[2], partition: int32(part), base: base, segmentID: m[6]}}
+				p = &pair{seg: aivenSegment{topic: m[2], partition: int32(part), base: base, segmentID: m[6], main: main}}
 				found[main] = p
 				order = append(order, main)
 			}
 			switch m[7] {
 			case "log":
-				p.hasLog = true
 				p.seg.log = k
 				p.seg.logSize = aws.ToInt64(o.Size)
 			case "rsm-manifest":
-				p.man = true
 				p.seg.manifest = k
 			}
 		}
 	}
+	// A segment with an object missing is kept: reading it is an error
+	// (aivenSegment.missing), never a segment silently left out.
 	var out []aivenSegment
 	for _, main := range order {
-		if p := found[main]; p.hasLog && p.man {
-			out = append(out, p.seg)
-		}
+		out = append(out, found[main].seg)
 	}
 	return out, nil
 }
 
+// DefaultTimeout is how long one S3 request (its retries and its body
+// included) may take when no timeout option is given.
+const DefaultTimeout = 10 * time.Second
+
+// s3Bucket is a bucket and how it is reached.
+type s3Bucket struct {
+	cl       *s3.Client
+	name     string
+	endpoint string        // as errors name it
+	timeout  time.Duration // of each request
+}
+
+// request is ctx with the deadline of one request.
+func (b *s3Bucket) request(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, b.timeout)
+}
+
+// ErrTimeout is a request that got no complete answer within the timeout.
+var ErrTimeout = errors.New("no answer")
+
+// timedOut names the endpoint that did not answer when err is a request's
+// deadline; the SDK's long text (its retries, the deadline) is dropped.
+func (b *s3Bucket) timedOut(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w from %s within %s (--timeout)", ErrTimeout, b.endpoint, b.timeout)
+	}
+	return err
+}
+
 // s3Object reads one object with ranged GETs.
 type s3Object struct {
-	ctx         context.Context
-	cl          *s3.Client
-	bucket, key string
+	b   *s3Bucket
+	key string
 }
 
 // readRange reads [off, off+len(p)) of the object.
@@ -213,33 +280,37 @@ func (o *s3Object) readRange(p []byte, off int64) error {
 	if len(p) == 0 {
 		return nil
 	}
-	out, err := o.cl.GetObject(o.ctx, &s3.GetObjectInput{
-		Bucket: aws.String(o.bucket),
+	ctx, cancel := o.b.request(context.Background())
+	defer cancel()
+	out, err := o.b.cl.GetObject(ctx, &s3.GetObjectInput{
+		Bucket: aws.String(o.b.name),
 		Key:    aws.String(o.key),
 		Range:  aws.String(fmt.Sprintf("bytes=%d-%d", off, off+int64(len(p))-1)),
 	})
-	if err != nil {
-		return fmt.Errorf("s3://%s/%s: GET bytes %d-%d: %w", o.bucket, o.key, off, off+int64(len(p))-1, err)
+	if err == nil {
+		defer out.Body.Close()
+		_, err = io.ReadFull(out.Body, p)
 	}
-	defer out.Body.Close()
-	if _, err := io.ReadFull(out.Body, p); err != nil {
-		return fmt.Errorf("s3://%s/%s: GET bytes %d-%d: %w", o.bucket, o.key, off, off+int64(len(p))-1, err)
+	if err != nil {
+		return fmt.Errorf("s3://%s/%s: GET bytes %d-%d: %w", o.b.name, o.key, off, off+int64(len(p))-1, o.b.timedOut(err))
 	}
 	return nil
 }
 
 func (o *s3Object) getAll(limit int64) ([]byte, error) {
-	out, err := o.cl.GetObject(o.ctx, &s3.GetObjectInput{Bucket: aws.String(o.bucket), Key: aws.String(o.key)})
+	ctx, cancel := o.b.request(context.Background())
+	defer cancel()
+	out, err := o.b.cl.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(o.b.name), Key: aws.String(o.key)})
 	if err != nil {
-		return nil, fmt.Errorf("s3://%s/%s: %w", o.bucket, o.key, err)
+		return nil, fmt.Errorf("s3://%s/%s: %w", o.b.name, o.key, o.b.timedOut(err))
 	}
 	defer out.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(out.Body, limit+1))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("s3://%s/%s: %w", o.b.name, o.key, o.b.timedOut(err))
 	}
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("s3://%s/%s: larger than %d bytes", o.bucket, o.key, limit)
+		return nil, fmt.Errorf("s3://%s/%s: larger than %d bytes", o.b.name, o.key, limit)
 	}
 	return b, nil
 }

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -12,8 +13,9 @@ import (
 )
 
 // FlagHelp is what a command that takes the flags adds to its help.
-const FlagHelp = `kafka://HOST:PORT[,HOST:PORT...]/TOPIC[/PARTITION] reads batches from a live
-cluster (every partition when none is named; TOPIC may be a regular expression).`
+const FlagHelp = `kafka://HOST[:PORT][,HOST[:PORT]...]/TOPIC[/PARTITION] reads batches from a live
+cluster (every partition when none is named; TOPIC may be a regular expression;
+PORT is 9092 when not given).`
 
 // Flags are a command's source flags: the kafka:// flags Add gives it,
 // and the remote-store flags (AddRemote) it has or inherits.
@@ -28,6 +30,7 @@ type Flags struct {
 	saslUser      string
 	saslPassEnv   string
 	fetchBytes    int
+	timeout       time.Duration
 
 	fs *pflag.FlagSet // where the remote flags are looked up
 }
@@ -36,7 +39,7 @@ type Flags struct {
 // in fs too when Options runs (cobra merges inherited flags into it).
 func (f *Flags) Add(fs *pflag.FlagSet) {
 	f.fs = fs
-	fs.StringVar(&f.from, "from", "", "kafka:// sources: first offset: earliest|latest|OFFSET|@RFC3339|@MILLIS (default earliest)")
+	fs.StringVar(&f.from, "from", "", "kafka:// sources: first offset: earliest|latest|OFFSET|@RFC3339|@MILLIS, or -2 (earliest), -1 (latest) (default earliest)")
 	fs.StringVar(&f.to, "to", "", "kafka:// sources: end offset, exclusive, likewise (default latest: the high watermark)")
 	fs.StringVar(&f.commandConfig, "command-config", "", "kafka:// sources: Kafka client properties (security.protocol, sasl.*, ssl.* with PEM files)")
 	fs.BoolVar(&f.tls, "tls", false, "kafka:// sources: connect with TLS")
@@ -47,7 +50,12 @@ func (f *Flags) Add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.saslUser, "sasl-user", "", "kafka:// sources: SASL user")
 	fs.StringVar(&f.saslPassEnv, "sasl-password-env", "KSEG_SASL_PASSWORD", "kafka:// sources: environment variable holding the SASL password")
 	fs.IntVar(&f.fetchBytes, "fetch-bytes", wire.DefaultFetchBytes, "kafka:// sources: bytes asked for per Fetch (a larger batch is fetched whole)")
+	fs.DurationVar(&f.timeout, "timeout", DefaultTimeout, "kafka:// and s3:// sources: deadline of connecting and of each request (its retries included)")
 }
+
+// DefaultTimeout is --timeout's default: an endpoint that accepts the
+// connection and never answers fails in this time.
+const DefaultTimeout = 10 * time.Second
 
 // remoteFlags are the flags of the lts:// and s3:// options: flag name,
 // option name (see package remote), help.
@@ -94,6 +102,14 @@ func (f *Flags) Options() (Options, error) {
 	}
 	c := &o.Wire
 	var err error
+	if f.timeout <= 0 {
+		return o, fmt.Errorf("--timeout %s: want a positive duration (10s, 1m)", f.timeout)
+	}
+	c.Timeout = f.timeout
+	if o.Remote == nil {
+		o.Remote = url.Values{}
+	}
+	o.Remote.Set("timeout", f.timeout.String())
 	if c.From, err = wire.ParseBound(f.from); err != nil {
 		return o, fmt.Errorf("--from %w", err)
 	}

@@ -51,7 +51,7 @@ func TestFlagsOptions(t *testing.T) {
 	// Two commands' options share nothing.
 	a, _ := parse(t, "--rsa-key", "a.pem")
 	b, _ := parse(t)
-	if a.Remote.Get("rsa-key") != "a.pem" || b.Remote != nil {
+	if a.Remote.Get("rsa-key") != "a.pem" || b.Remote.Has("rsa-key") {
 		t.Errorf("options leak between commands: %v, %v", a.Remote, b.Remote)
 	}
 	var d Options

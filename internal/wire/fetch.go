@@ -98,7 +98,7 @@ func (r *reader) ReadAt(p []byte, off int64) (int, error) {
 		r.start = r.end
 	}
 	if off < r.start {
-		return 0, &fs.PathError{Op: "read", Path: r.name, Err: fmt.Errorf("position %d is behind the fetched window (%d): the wire source reads forward only", off, r.start)}
+		return 0, segment.ReadFailure(&fs.PathError{Op: "read", Path: r.name, Err: fmt.Errorf("position %d is behind the fetched window (%d): the wire source reads forward only", off, r.start)})
 	}
 	want := off + int64(len(p))
 	for r.end < want && !r.done {
@@ -132,7 +132,7 @@ func (r *reader) ReadAt(p []byte, off int64) (int, error) {
 	}
 	if n < len(p) {
 		if r.err != nil {
-			return n, &fs.PathError{Op: "fetch", Path: r.name, Err: r.err}
+			return n, segment.ReadFailure(&fs.PathError{Op: "fetch", Path: r.name, Err: r.err})
 		}
 		return n, io.EOF
 	}
@@ -262,12 +262,22 @@ func legacyOffset(raw []byte) int64 { return int64(binary.BigEndian.Uint64(raw))
 
 // fetch sends one Fetch for the partition at offset to its leader,
 // refreshing the leader and retrying on the errors a leader change or a
-// broker going down gives.
+// broker going down gives, for at most Config.Timeout and Config.Retries
+// attempts.
 func (f *fetcher) fetch(ctx context.Context, offset int64) (*kmsg.FetchResponseTopicPartition, error) {
 	var last error
+	start := time.Now()
 	for attempt := 0; attempt <= f.cfg.Retries; attempt++ {
 		if attempt > 0 {
-			if !sleep(ctx, backoff(attempt)) {
+			wait := backoff(attempt)
+			if f.cfg.Timeout > 0 {
+				left := f.cfg.Timeout - time.Since(start)
+				if left <= 0 {
+					return nil, fmt.Errorf("leader %d: %v (retried for %s, --timeout): %w", f.p.leader, classify(last), f.cfg.Timeout, ErrPartition)
+				}
+				wait = min(wait, left)
+			}
+			if !sleep(ctx, wait) {
 				return nil, ctx.Err()
 			}
 			refresh := f.refreshLeader
@@ -424,7 +434,7 @@ func classify(err error) error {
 	}
 	var ne net.Error
 	if errors.As(err, &ne) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, io.EOF) {
-		return fmt.Errorf("%w: %v", ErrUnreachable, err)
+		return fmt.Errorf("%w: %w", ErrUnreachable, err)
 	}
 	return err
 }

@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -236,4 +239,28 @@ func TestReaderBadFraming(t *testing.T) {
 		t.Fatalf("%v: want the framing error", err)
 	}
 	_ = batch.MagicV2
+}
+
+// A broker that went down and stays down (every fetch refused, the leader
+// still named) fails the partition within Config.Timeout, not after every
+// retry's backoff (29 s with 12 retries before the retries were bounded by
+// the timeout).
+func TestDeadBrokerFailsWithinTimeout(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	f := &fetcher{p: partReader{name: "kafka://fake/t-0/x.log", topic: "t", from: 0, to: 10},
+		cfg:  Config{FetchBytes: 1024, Prefetch: 2, Retries: 12, Timeout: 500 * time.Millisecond},
+		size: 1024,
+		do: func(context.Context, int64, int32) (*kmsg.FetchResponseTopicPartition, error) {
+			return nil, refused
+		},
+		refresh: func(context.Context) error { return nil }}
+	start := time.Now()
+	_, err := f.fetch(context.Background(), 0)
+	took := time.Since(start)
+	if err == nil || !errors.Is(err, ErrPartition) || !strings.Contains(err.Error(), "500ms") {
+		t.Errorf("err %v", err)
+	}
+	if took > 2*time.Second {
+		t.Errorf("failed after %s with a 500ms timeout", took)
+	}
 }

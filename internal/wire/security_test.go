@@ -84,7 +84,19 @@ func TestParseURLAndBounds(t *testing.T) {
 	if err != nil || u.Topic != "orders-.*" || u.Partition != -1 {
 		t.Fatalf("%+v %v", u, err)
 	}
-	for _, bad := range []string{"kafka://a/orders", "kafka://a:1/", "kafka://a:1/t/x", "kafka://a:1/t(/0"} {
+	// Kafka's default port when none is given, as its clients do.
+	for in, want := range map[string][]string{
+		"kafka://a/orders":          {"a:9092"},
+		"kafka://a,b:9093/orders":   {"a:9092", "b:9093"},
+		"kafka://[::1]/orders":      {"[::1]:9092"},
+		"kafka://[::1]:9093/orders": {"[::1]:9093"},
+	} {
+		u, err := ParseURL(in)
+		if err != nil || strings.Join(u.Brokers, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: %v %v, want %v", in, u.Brokers, err, want)
+		}
+	}
+	for _, bad := range []string{"kafka://a:1/", "kafka://a:1/t/x", "kafka://a:1/t(/0", "kafka:///t", "kafka://a:/t", "kafka://a,,b/t"} {
 		if _, err := ParseURL(bad); !errors.Is(err, ErrBadURL) {
 			t.Errorf("%s: %v", bad, err)
 		}
@@ -93,6 +105,8 @@ func TestParseURLAndBounds(t *testing.T) {
 		"":                      {},
 		"earliest":              {Kind: BoundEarliest},
 		"latest":                {Kind: BoundLatest},
+		"-2":                    {Kind: BoundEarliest}, // Kafka's ListOffsets codes
+		"-1":                    {Kind: BoundLatest},
 		"42":                    {Kind: BoundOffset, Offset: 42},
 		"@1700000000000":        {Kind: BoundTime, Millis: 1700000000000},
 		"@2023-11-14T22:13:20Z": {Kind: BoundTime, Millis: 1700000000000},
@@ -102,7 +116,7 @@ func TestParseURLAndBounds(t *testing.T) {
 			t.Errorf("%q: %+v %v", in, got, err)
 		}
 	}
-	for _, bad := range []string{"-1", "soon", "@yesterday"} {
+	for _, bad := range []string{"-3", "-0x1", "soon", "@yesterday"} {
 		if _, err := ParseBound(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}

@@ -1,5 +1,5 @@
 // Package wire makes a Kafka cluster a source of batches like a log
-// directory: kafka://HOST:PORT[,HOST:PORT...]/TOPIC[/PARTITION] resolves to
+// directory: kafka://HOST[:PORT][,HOST[:PORT]...]/TOPIC[/PARTITION] resolves to
 // one segment.Partition per partition, whose one segment serves the
 // partition's stored record batches, fetched from its leader with raw Fetch
 // requests at read_uncommitted (aborted data and control batches included)
@@ -31,7 +31,7 @@ import (
 // Errors a command maps to exit codes and hints.
 var (
 	ErrUnknownTopic = errors.New("no such topic")
-	ErrBadURL       = errors.New("not a kafka:// source (kafka://HOST:PORT[,HOST:PORT...]/TOPIC[/PARTITION])")
+	ErrBadURL       = errors.New("not a kafka:// source (kafka://HOST[:PORT][,HOST[:PORT]...]/TOPIC[/PARTITION])")
 	ErrUnreachable  = errors.New("cannot reach the cluster")
 	ErrAuth         = errors.New("authentication failed")
 	ErrTLS          = errors.New("TLS handshake failed")
@@ -58,14 +58,15 @@ const (
 	BoundTime                      // ListOffsets by timestamp
 )
 
-// ParseBound reads earliest|latest|OFFSET|@RFC3339|@MILLIS.
+// ParseBound reads earliest|latest|OFFSET|@RFC3339|@MILLIS, and Kafka's
+// ListOffsets codes -2 (earliest) and -1 (latest) as its tools take them.
 func ParseBound(s string) (Bound, error) {
 	switch {
 	case s == "":
 		return Bound{}, nil
-	case s == "earliest":
+	case s == "earliest" || s == "-2":
 		return Bound{Kind: BoundEarliest}, nil
-	case s == "latest":
+	case s == "latest" || s == "-1":
 		return Bound{Kind: BoundLatest}, nil
 	case strings.HasPrefix(s, "@"):
 		v := s[1:]
@@ -80,7 +81,7 @@ func ParseBound(s string) (Bound, error) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < 0 {
-		return Bound{}, fmt.Errorf("%q: want earliest, latest, an offset, or @time", s)
+		return Bound{}, fmt.Errorf("%q: want earliest (-2), latest (-1), an offset, or @time", s)
 	}
 	return Bound{Kind: BoundOffset, Offset: n}, nil
 }
@@ -98,8 +99,9 @@ type Config struct {
 	// Prefetch is how many fetched responses may wait ahead of the reader
 	// of one partition (DefaultPrefetch when 0).
 	Prefetch int
-	// Timeout bounds each request; Retries and the backoff bound how long
-	// a partition whose leader moved or whose broker is down is retried.
+	// Timeout bounds connecting and each request (DefaultTimeout when
+	// 0), and how long a partition whose leader moved or whose broker is
+	// down is retried; Retries bounds the attempts within it.
 	Timeout time.Duration
 	Retries int
 	// Dial, when set, replaces the network dialer (tests).
@@ -111,6 +113,9 @@ const (
 	DefaultFetchBytes = 1 << 20
 	DefaultPrefetch   = 2
 	MaxFetchBytes     = 1 << 30 // the largest size a single batch is re-fetched with
+	// DefaultTimeout is Config.Timeout's default: a broker that accepts
+	// connections and never answers fails in this time.
+	DefaultTimeout = 10 * time.Second
 )
 
 // withDefaults fills the zero fields of c with the defaults.
@@ -122,7 +127,7 @@ func (c Config) withDefaults() Config {
 		c.Prefetch = DefaultPrefetch
 	}
 	if c.Timeout <= 0 {
-		c.Timeout = 15 * time.Second
+		c.Timeout = DefaultTimeout
 	}
 	if c.Retries <= 0 {
 		c.Retries = 12
@@ -139,7 +144,11 @@ type URL struct {
 
 var topicName = regexp.MustCompile(`^[a-zA-Z0-9._-]+$`)
 
-// ParseURL reads kafka://HOST:PORT[,HOST:PORT...]/TOPIC[/PARTITION].
+// DefaultPort is the broker port of a kafka:// host given without one.
+const DefaultPort = "9092"
+
+// ParseURL reads kafka://HOST[:PORT][,HOST[:PORT]...]/TOPIC[/PARTITION]; a
+// host without a port is on DefaultPort.
 func ParseURL(s string) (URL, error) {
 	rest, ok := strings.CutPrefix(s, "kafka://")
 	if !ok {
@@ -151,8 +160,16 @@ func ParseURL(s string) (URL, error) {
 	}
 	u := URL{Partition: -1}
 	for _, h := range strings.Split(hosts, ",") {
-		if _, port, err := net.SplitHostPort(h); err != nil || port == "" {
-			return URL{}, fmt.Errorf("%s: broker %q: want HOST:PORT: %w", s, h, ErrBadURL)
+		if _, _, err := net.SplitHostPort(h); err != nil && h != "" && !strings.HasSuffix(h, ":") {
+			// no port: HOST, or [IPv6] (a bare IPv6 address is ambiguous)
+			if host, ok := strings.CutPrefix(h, "["); ok && strings.HasSuffix(host, "]") {
+				h = net.JoinHostPort(strings.TrimSuffix(host, "]"), DefaultPort)
+			} else if !strings.Contains(h, ":") {
+				h = net.JoinHostPort(h, DefaultPort)
+			}
+		}
+		if host, port, err := net.SplitHostPort(h); err != nil || port == "" || host == "" {
+			return URL{}, fmt.Errorf("%s: broker %q: want HOST[:PORT]: %w", s, h, ErrBadURL)
 		}
 		u.Brokers = append(u.Brokers, h)
 	}
@@ -195,7 +212,7 @@ func Connect(brokers []string, c Config) (*Cluster, error) {
 		kgo.ClientID("kseg"),
 		kgo.RequestTimeoutOverhead(c.Timeout),
 		kgo.RetryTimeout(c.Timeout),
-		kgo.DialTimeout(5 * time.Second),
+		kgo.DialTimeout(min(5*time.Second, c.Timeout)),
 		kgo.RequestRetries(2),
 		kgo.MetadataMinAge(250 * time.Millisecond),
 	}
@@ -224,15 +241,17 @@ func (cc *Cluster) Close() { cc.cl.Close() }
 // fetched when it is opened.
 func (cc *Cluster) Partitions(arg string, u URL) ([]segment.Partition, error) {
 	c := cc.cfg
-	ctx, cancel := context.WithTimeout(context.Background(), 2*c.Timeout)
-	defer cancel()
+	ctx := context.Background()
 	topics, err := cc.topics(ctx, u)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", redact(arg), err)
+		return nil, fmt.Errorf("%s: %w", redact(arg), cc.timedOut(err))
 	}
 	var out []segment.Partition
 	for _, td := range topics {
 		ranges, err := cc.ranges(ctx, td, u.Partition, c.From, c.To)
+		if err != nil {
+			err = cc.timedOut(err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", redact(arg), err)
 		}
@@ -260,7 +279,23 @@ func redact(s string) string {
 	return s
 }
 
+// timedOut says which brokers did not answer in time when err is a
+// request's deadline.
+func (cc *Cluster) timedOut(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: no answer from %s within %s (--timeout)", ErrUnreachable, strings.Join(cc.brokers, ","), cc.cfg.Timeout)
+	}
+	return err
+}
+
+// request is ctx with the deadline of one request.
+func (cc *Cluster) request(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, cc.cfg.Timeout)
+}
+
 func (cc *Cluster) topics(ctx context.Context, u URL) ([]kadm.TopicDetail, error) {
+	ctx, cancel := cc.request(ctx)
+	defer cancel()
 	var md kadm.Metadata
 	var err error
 	pattern := !topicName.MatchString(u.Topic)
@@ -311,14 +346,18 @@ func (cc *Cluster) ranges(ctx context.Context, td kadm.TopicDetail, p int32, fro
 			return nil, fmt.Errorf("topic %s has no partition %d (it has %d): %w", td.Topic, p, len(td.Partitions), ErrUnknownTopic)
 		}
 	}
-	starts, err := cc.adm.ListStartOffsets(ctx, td.Topic)
+	rctx, cancel := cc.request(ctx)
+	defer cancel()
+	starts, err := cc.adm.ListStartOffsets(rctx, td.Topic)
 	if err == nil {
 		err = starts.Error()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("list start offsets: %w", classify(err))
 	}
-	ends, err := cc.adm.ListEndOffsets(ctx, td.Topic)
+	rctx, cancel = cc.request(ctx)
+	defer cancel()
+	ends, err := cc.adm.ListEndOffsets(rctx, td.Topic)
 	if err == nil {
 		err = ends.Error()
 	}
@@ -331,7 +370,9 @@ func (cc *Cluster) ranges(ctx context.Context, td kadm.TopicDetail, p int32, fro
 			if _, ok := byTime[b.Millis]; ok {
 				continue
 			}
-			lo, err := cc.adm.ListOffsetsAfterMilli(ctx, b.Millis, td.Topic)
+			rctx, cancel := cc.request(ctx)
+			lo, err := cc.adm.ListOffsetsAfterMilli(rctx, b.Millis, td.Topic)
+			cancel()
 			if err == nil {
 				err = lo.Error()
 			}
