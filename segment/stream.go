@@ -124,20 +124,16 @@ func OpenFile(path string, maxBytes int64, opts Options) (*Stream, error) {
 // path with the same options and buffers.
 func (s *Stream) OpenFile(path string, maxBytes int64) error {
 	s.Close()
-	f, err := rfile.Open(path)
+	// rfile refuses a FIFO, socket or device before it can block.
+	f, info, err := rfile.OpenInfo(path)
 	if err != nil {
 		return err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return err
-	}
-	if st.IsDir() {
+	if info.Dir {
 		f.Close()
 		return &Error{File: path, Offset: -1, Err: ErrIsDirectory}
 	}
-	size := st.Size()
+	size := info.Size
 	if maxBytes > 0 && maxBytes < size {
 		size = maxBytes
 	}
