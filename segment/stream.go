@@ -167,6 +167,7 @@ func (s *Stream) OpenSegment(seg Segment, maxBytes int64) error {
 // Reset frames src from its start, keeping buffers. It does not close a
 // file the stream opened: call Close first.
 func (s *Stream) Reset(src Source) {
+	s.sc.maxDecompressed = s.opts.MaxDecompressed
 	s.sc.reset(src.R, src.Size, src.Name)
 	if s.opts.BlockSize > 0 {
 		s.sc.block = s.opts.BlockSize

@@ -1,0 +1,101 @@
+package segment
+
+import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/kseg/kseg/batch"
+)
+
+// sparseLog writes a file of size bytes whose first entry's header claims
+// claim bytes (magic 2), with good appended after the claimed entry's end
+// when it fits; the rest is a hole.
+func sparseLog(t *testing.T, size int64, claim int32, good []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "00000000000000000000.log")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	hdr := make([]byte, batch.HeaderSize)
+	binary.BigEndian.PutUint32(hdr[8:], uint32(claim))
+	hdr[16] = batch.MagicV2
+	if _, err := f.Write(hdr); err != nil {
+		t.Fatal(err)
+	}
+	if good != nil {
+		if _, err := f.WriteAt(good, batch.LogOverhead+int64(claim)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Truncate(size); err != nil {
+		t.Skip("no sparse files here:", err)
+	}
+	return p
+}
+
+func allocDuring(f func()) uint64 {
+	var a, b runtime.MemStats
+	runtime.ReadMemStats(&a)
+	f()
+	runtime.ReadMemStats(&b)
+	return b.TotalAlloc - a.TotalAlloc
+}
+
+// TestOversizedEntryNotAllocated: a batch header that claims 2 GiB (in a
+// 3 GiB sparse file) is refused with a located batch.ErrTooLarge when its
+// bytes are asked for, before a buffer of that size exists; with
+// keep-going it is a region and the stream resumes at the next batch.
+func TestOversizedEntryNotAllocated(t *testing.T) {
+	p := sparseLog(t, 3<<30, 0x7ffffff0, nil)
+	var err error
+	n := allocDuring(func() {
+		s, oerr := OpenFile(p, 0, Options{VerifyCRC: true})
+		if oerr != nil {
+			t.Fatal(oerr)
+		}
+		defer s.Close()
+		for s.Next() {
+		}
+		err = s.Err()
+	})
+	var le *Error
+	if !errors.Is(err, batch.ErrTooLarge) || !errors.As(err, &le) || le.File != p || le.Offset != 8 {
+		t.Errorf("err %v; want a located ErrTooLarge at byte 8 of %s", err, p)
+	}
+	if n > 16<<20 {
+		t.Errorf("allocated %d bytes for a batch that claims 2 GiB", n)
+	}
+
+	// Keep-going: with a 1 MiB cap, a 100 MiB claim is a region and the
+	// batch after it is read.
+	good := testSegment(t, 1, batch.CodecNone)
+	claim := int32(100 << 20)
+	p = sparseLog(t, batch.LogOverhead+int64(claim)+int64(len(good)), claim, good)
+	var regions []Region
+	batches := 0
+	n = allocDuring(func() {
+		s, oerr := OpenFile(p, 0, Options{VerifyCRC: true, KeepGoing: true, MaxDecompressed: 1 << 20,
+			OnRegion: func(r Region) { regions = append(regions, r) }})
+		if oerr != nil {
+			t.Fatal(oerr)
+		}
+		defer s.Close()
+		for s.Next() {
+			batches++
+		}
+		err = s.Err()
+	})
+	if err != nil || batches != 1 || len(regions) != 1 || !errors.Is(regions[0].Cause, batch.ErrTooLarge) ||
+		regions[0].To != batch.LogOverhead+int64(claim) {
+		t.Errorf("keep-going: err %v, %d batches, regions %+v", err, batches, regions)
+	}
+	if n > 40<<20 {
+		t.Errorf("keep-going: allocated %d bytes for a batch that claims 100 MiB", n)
+	}
+}
