@@ -371,6 +371,17 @@ func (s *Stream) resync(from int64) (int64, bool) {
 			break
 		}
 		size := int64(int32(binary.BigEndian.Uint32(hb[8:])))
+		if size == 0 {
+			// In a run of zeros (a preallocated or sparse tail) no
+			// candidate frames until a non-zero byte reaches a length
+			// field: jump to the first position whose field holds one.
+			z, ok := s.nextNonZero(p + 12)
+			if !ok {
+				break
+			}
+			p = max(p, z-12) // p+1..z-12 have all-zero length fields
+			continue
+		}
 		magic := int8(hb[16])
 		end := p + batch.LogOverhead + size
 		if size < 0 || end > sc.end {
@@ -404,6 +415,30 @@ func (s *Stream) resync(from int64) (int64, bool) {
 	}
 	sc.pos, sc.done = sc.end, true
 	return sc.end, false
+}
+
+var zeroBlock [64 << 10]byte
+
+// nextNonZero is the position of the first non-zero byte at or after from,
+// read in blocks; false at the end of the source (or a failed read).
+func (s *Stream) nextNonZero(from int64) (int64, bool) {
+	sc := &s.sc
+	for from < sc.end {
+		n := int(min(int64(len(zeroBlock)), sc.end-from))
+		b, err := sc.window(from, n)
+		if err != nil {
+			return 0, false
+		}
+		if !bytes.Equal(b, zeroBlock[:n]) {
+			for i, c := range b {
+				if c != 0 {
+					return from + int64(i), true
+				}
+			}
+		}
+		from += int64(n)
+	}
+	return 0, false
 }
 
 // Batch is one framed top-level entry: a v2 record batch, or a legacy (v0/v1)
