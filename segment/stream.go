@@ -424,6 +424,13 @@ var zeroBlock [64 << 10]byte
 func (s *Stream) nextNonZero(from int64) (int64, bool) {
 	sc := &s.sc
 	for from < sc.end {
+		if pos, end, ok := nextData(sc.r, from); ok {
+			// A hole reads as zeros: jump over it without reading it.
+			if end || pos >= sc.end {
+				return 0, false
+			}
+			from = pos
+		}
 		n := int(min(int64(len(zeroBlock)), sc.end-from))
 		b, err := sc.window(from, n)
 		if err != nil {
