@@ -101,6 +101,7 @@ type Stream struct {
 	dec    batch.Decompressor
 	legacy batch.LegacyMessage
 	inner  []batch.LegacyMessage
+	liter  batch.LegacyIter
 }
 
 // NewStream frames src.
@@ -509,6 +510,23 @@ func (b *Batch) Inner() ([]batch.LegacyMessage, error) {
 	return b.s.inner, nil
 }
 
+// InnerIter opens a legacy entry's messages (those inside a compressed
+// wrapper, decompressed, or the message itself) one at a time, checked as
+// Inner checks them but without a slice of them: a wrapper of millions of
+// tiny messages costs its decompressed bytes only. The iterator is valid
+// until the stream moves on.
+func (b *Batch) InnerIter() (*batch.LegacyIter, error) {
+	m, err := b.Legacy()
+	if err != nil {
+		return nil, err
+	}
+	if err := b.s.liter.Open(m, &b.s.dec); err != nil {
+		return nil, b.s.locate(b.Pos, err)
+	}
+	b.inner = false // the decompressor's buffer was reused
+	return &b.s.liter, nil
+}
+
 // Records opens a v2 batch's records for decoding (decompressing a
 // compressed batch in full, as Kafka does) and returns the reader.
 func (b *Batch) Records() (*batch.BatchReader, error) {
@@ -599,14 +617,12 @@ func (b *Batch) infoInto(in *BatchInfo) error {
 	in.ProducerID, in.ProducerEpoch, in.BaseSequence = batch.NoProducerID, batch.NoProducerEpoch, batch.NoSequence
 	if in.Codec != batch.CodecNone {
 		in.Payload = int64(len(m.Value))
-		inner, err := b.Inner()
+		// Counted without building the messages (InnerIter).
+		it, err := b.InnerIter()
 		if err != nil {
 			return err
 		}
-		in.BaseOffset, in.Records = inner[0].Offset, len(inner)
-		for i := range inner {
-			in.Uncompressed += inner[i].EntrySize()
-		}
+		in.BaseOffset, in.Records, in.Uncompressed = it.FirstOffset(), it.Len(), it.InnerSize()
 	}
 	return nil
 }

@@ -159,7 +159,7 @@ type formatter struct {
 	parser content.Parser
 	br     batch.BatchReader
 	dec    batch.Decompressor
-	inner  []batch.LegacyMessage
+	liter  batch.LegacyIter
 	rec    batch.Record
 	line   []byte
 
@@ -780,12 +780,14 @@ func (d *formatter) legacyRecords(name string, e *segment.Batch, raw []byte) err
 		}
 		return locate(name, e.Pos, err)
 	}
-	d.inner, err = batch.LegacyInner(&w, &d.dec, d.inner)
-	if err != nil {
+	// One message at a time: a wrapper of millions of tiny messages
+	// costs its decompressed bytes, not a struct per message.
+	it := &d.liter
+	if err := it.Open(&w, &d.dec); err != nil {
 		return locate(name, e.Pos, err)
 	}
-	for i := range d.inner {
-		m := &d.inner[i]
+	for it.Next() {
+		m := it.Message()
 		d.offsets.add(m.Offset)
 		if d.json != nil {
 			d.json.legacyRecord(d, name, e, m)

@@ -200,12 +200,12 @@ func (l *indexLog) MaxRecordTimestamp(e *indexedBatch, raw []byte) (int64, error
 		if err != nil {
 			return 0, segment.Locate(l.name, e.Pos, err)
 		}
-		inner, err := batch.LegacyInner(&w, &l.dec, nil)
-		if err != nil {
+		var it batch.LegacyIter
+		if err := it.Open(&w, &l.dec); err != nil {
 			return 0, segment.Locate(l.name, e.Pos, err)
 		}
-		for _, m := range inner {
-			maxTs = max(maxTs, m.Timestamp)
+		for it.Next() {
+			maxTs = max(maxTs, it.Message().Timestamp)
 		}
 		return maxTs, nil
 	}
