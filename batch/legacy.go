@@ -269,6 +269,10 @@ func (it *LegacyIter) Next() bool {
 	return true
 }
 
+// Rewind starts the messages over (Open's checks and decompression are
+// not repeated).
+func (it *LegacyIter) Rewind() { it.i, it.p = 0, 0 }
+
 // Message is the current message, valid until Next.
 func (it *LegacyIter) Message() *LegacyMessage { return &it.cur }
 

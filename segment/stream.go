@@ -220,7 +220,7 @@ func (s *Stream) Next() bool {
 	}
 	for {
 		if s.sc.next() {
-			s.cur.parsed, s.cur.inner, s.cur.records = false, false, false
+			s.cur.parsed, s.cur.inner, s.cur.records, s.cur.iter = false, false, false, false
 			if s.opts.VerifyCRC {
 				if cause := s.checkCRC(); cause != nil {
 					if isReadError(cause) {
@@ -464,6 +464,7 @@ type Batch struct {
 	parsed  bool // s.legacy holds this entry's message
 	inner   bool // s.inner holds this entry's inner messages
 	records bool // s.br is open on this entry
+	iter    bool // s.liter is open on this entry (and s.dec holds its bytes)
 }
 
 // IsLegacy reports a magic v0/v1 entry.
@@ -502,6 +503,7 @@ func (b *Batch) Inner() ([]batch.LegacyMessage, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.iter = false // s.dec is reused
 	b.s.inner, err = batch.LegacyInner(m, &b.s.dec, b.s.inner)
 	if err != nil {
 		return nil, b.s.locate(b.Pos, err)
@@ -516,14 +518,19 @@ func (b *Batch) Inner() ([]batch.LegacyMessage, error) {
 // tiny messages costs its decompressed bytes only. The iterator is valid
 // until the stream moves on.
 func (b *Batch) InnerIter() (*batch.LegacyIter, error) {
+	if b.iter {
+		b.s.liter.Rewind()
+		return &b.s.liter, nil
+	}
 	m, err := b.Legacy()
 	if err != nil {
 		return nil, err
 	}
+	b.inner = false // the decompressor's buffer is reused
 	if err := b.s.liter.Open(m, &b.s.dec); err != nil {
 		return nil, b.s.locate(b.Pos, err)
 	}
-	b.inner = false // the decompressor's buffer was reused
+	b.iter = true
 	return &b.s.liter, nil
 }
 
@@ -551,6 +558,7 @@ func (b *Batch) Decompress() ([]byte, error) {
 	if len(raw) < batch.HeaderSize {
 		return nil, b.s.locate(b.Pos, &batch.FormatError{Pos: int64(len(raw)), Err: batch.ErrTruncated})
 	}
+	b.iter, b.inner = false, false // s.dec is reused
 	out, err := b.s.dec.Decompress(b.Header.Codec(), raw[batch.HeaderSize:], b.Magic)
 	if err != nil {
 		return nil, b.s.locate(b.Pos, err)
