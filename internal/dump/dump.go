@@ -167,6 +167,9 @@ type formatter struct {
 	// the previous line's digits is most of the cost of a record line.
 	offDigits, tsDigits, seqDigits decimalCache
 	offsets                        *offsetTrack
+	// capped is a parallel chunk's output: once over its cap, the rest
+	// of the batch is not formatted (the writer does it).
+	capped *byteSink
 }
 
 func (f *formatter) init(opts *DumpOptions, out sink, json *jsonWriter, parser content.Parser) {
@@ -627,6 +630,9 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 		if !ok {
 			break
 		}
+		if d.capped != nil && d.capped.over {
+			return nil // the writer formats this batch again (parallel.go)
+		}
 		r := &d.rec
 		off := h.BaseOffset + int64(r.OffsetDelta)
 		d.offsets.add(off)
@@ -787,6 +793,9 @@ func (d *formatter) legacyRecords(name string, e *segment.Batch, raw []byte) err
 		return locate(name, e.Pos, err)
 	}
 	for it.Next() {
+		if d.capped != nil && d.capped.over {
+			return nil // the writer formats this batch again (parallel.go)
+		}
 		m := it.Message()
 		d.offsets.add(m.Offset)
 		if d.json != nil {

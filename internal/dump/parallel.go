@@ -22,7 +22,7 @@ import (
 // chunks by the writer, in file order, so the summaries are the same.
 var (
 	chunkBytes   = 128 << 10
-	chunkRecords = 1 << 15 // records per chunk, bounding the output of compressed batches
+	chunkRecords = 1 << 14 // records per chunk (by headers): about 2.5-6.5 MB of output, under chunkOutput
 	// Without records, the first probeBatches batches are dumped in
 	// sequence, and the rest goes to workers only if those averaged less
 	// than parallelMaxBatch bytes.
@@ -101,9 +101,18 @@ type byteSink struct {
 }
 
 func (s *byteSink) Write(p []byte) (int, error) {
-	if s.limit > 0 && len(s.b)+len(p) > s.limit {
-		s.over = true
-		return len(p), nil
+	if s.limit > 0 {
+		n := len(s.b) + len(p)
+		if n > s.limit {
+			s.over = true
+			return len(p), nil
+		}
+		if n > cap(s.b) {
+			// Grow as append would, but never past the limit.
+			nb := make([]byte, len(s.b), min(max(2*cap(s.b), n), s.limit))
+			copy(nb, s.b)
+			s.b = nb
+		}
 	}
 	s.b = append(s.b, p...)
 	return len(p), nil
@@ -123,7 +132,7 @@ func (s *byteSink) WriteByte(c byte) error {
 // with the output and offsets of the batches before, and sets resume.
 func (f *formatter) format(name string, c *dumpChunk, deep bool) {
 	c.out.limit = chunkOutput
-	f.out, f.offsets = &c.out, &c.offsets
+	f.out, f.offsets, f.capped = &c.out, &c.offsets, &c.out
 	if f.json != nil {
 		f.json.w = &c.out
 	}
@@ -156,7 +165,7 @@ func (f *formatter) format(name string, c *dumpChunk, deep bool) {
 // their own, returned with the error that ended them.
 func (f *formatter) formatFrom(name string, c *dumpChunk, deep bool, out sink) (offsetTrack, error) {
 	var t offsetTrack
-	f.out, f.offsets = out, &t
+	f.out, f.offsets, f.capped = out, &t, nil
 	if f.json != nil {
 		f.json.w = out
 	}
