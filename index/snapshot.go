@@ -249,7 +249,7 @@ func ReadSnapshotFile(path string) (*Snapshot, error) {
 	if err != nil {
 		if errors.Is(err, rfile.ErrTooLarge) {
 			// Located where kseg stops reading: the first byte past the limit.
-			return nil, errAt(abs(), MaxSnapshotSize, fmt.Errorf("%w: a producer snapshot of %w", ErrTooLarge, err))
+			return nil, errAt(abs(), MaxSnapshotSize, fmt.Errorf("producer snapshot %w: %w (index.MaxSnapshotSize)", ErrTooLarge, err))
 		}
 		return nil, errAt(abs(), -1, err)
 	}

@@ -27,6 +27,16 @@ var (
 	ErrIsDirectory = errors.New("is a directory, not a log file")
 )
 
+// EntrySizeError is an entry whose length field claims more bytes than
+// kseg holds of one batch (scanner.maxEntry); it matches batch.ErrTooLarge.
+type EntrySizeError struct{ Size, Limit, MaxDecompressed int64 }
+
+func (e *EntrySizeError) Error() string {
+	return fmt.Sprintf("entry of %d bytes is larger than the %d bytes kseg holds of one batch (--max-decompressed %d, plus a quarter and 4 KiB)",
+		e.Size, e.Limit, e.MaxDecompressed)
+}
+func (e *EntrySizeError) Unwrap() error { return batch.ErrTooLarge }
+
 // RecordSizeError carries the size Kafka would print.
 type RecordSizeError struct{ Size int32 }
 
@@ -194,8 +204,7 @@ func (s *scanner) bytes() ([]byte, error) {
 	if lim := s.maxEntry(); e.Size > lim {
 		// Refused before the buffer for it is allocated: the length field
 		// is the input's claim (a sparse file can claim 2 GiB).
-		return nil, &Error{File: s.name, Offset: e.Pos + 8, Err: &batch.FormatError{Pos: 8, Err: batch.ErrTooLarge,
-			Detail: fmt.Sprintf("entry of %d bytes exceeds the %d bytes kseg holds of one batch (--max-decompressed %d, plus a quarter and 4 KiB)", e.Size, lim, s.maxDecomp())}}
+		return nil, &Error{File: s.name, Offset: e.Pos + 8, Err: &EntrySizeError{Size: e.Size, Limit: lim, MaxDecompressed: s.maxDecomp()}}
 	}
 	b, err := s.window(e.Pos, int(e.Size))
 	if err != nil {

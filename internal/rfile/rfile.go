@@ -32,11 +32,16 @@ func Open(path string) (*os.File, error) {
 
 // SizeError is ErrTooLarge with the sizes.
 type SizeError struct {
-	Size, Limit int64 // Size: at least this many bytes (-1 unknown)
+	Size, Limit int64
+	Read        bool // Size is what reading found (the file grew): at least that
 }
 
 func (e *SizeError) Error() string {
-	return fmt.Sprintf("%d bytes or more, more than the %d bytes kseg reads of such a file", e.Size, e.Limit)
+	more := ""
+	if e.Read {
+		more = " or more"
+	}
+	return fmt.Sprintf("%d bytes%s, larger than the %d bytes kseg reads of such a file", e.Size, more, e.Limit)
 }
 func (e *SizeError) Unwrap() error { return ErrTooLarge }
 
@@ -60,13 +65,13 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	b := make([]byte, 0, max(info.Size+1, 512))
 	for {
 		if int64(len(b)) > limit {
-			return nil, &SizeError{Size: int64(len(b)), Limit: limit}
+			return nil, &SizeError{Size: int64(len(b)), Limit: limit, Read: true}
 		}
 		n, err := f.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
 		if err == io.EOF {
 			if int64(len(b)) > limit {
-				return nil, &SizeError{Size: int64(len(b)), Limit: limit}
+				return nil, &SizeError{Size: int64(len(b)), Limit: limit, Read: true}
 			}
 			return b, nil
 		}
