@@ -3,6 +3,7 @@
 package segment
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"os"
@@ -137,4 +138,26 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestResyncAcrossZeros: the search's jump over zeros lands where a
+// byte-by-byte search does, the next intact batch, whatever the run's
+// length and wherever it starts (batches here begin with zero bytes of
+// their base offset, so runs touch their headers).
+func TestResyncAcrossZeros(t *testing.T) {
+	seg := testSegment(t, 2, batch.CodecNone)
+	first := int64(binary.BigEndian.Uint32(seg[8:])) + batch.LogOverhead
+	for _, gap := range []int{1, 5, 11, 12, 13, 17, 100, 70000, 200000} {
+		data := append(append(append([]byte(nil), seg[:first]...), make([]byte, gap)...), seg[first:]...)
+		next := first + int64(gap)
+		for _, from := range []int64{first, first + 1, next - 12, next - 11, next - 1} {
+			if from < first {
+				continue
+			}
+			s := NewScanner(bytes.NewReader(data), int64(len(data)), "x.log")
+			if p, ok := s.Resync(from); !ok || p != next {
+				t.Errorf("gap %d: Resync(%d) = %d, %v; want %d", gap, from, p, ok, next)
+			}
+		}
+	}
 }
