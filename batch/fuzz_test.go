@@ -422,6 +422,12 @@ func FuzzLegacy(f *testing.F) {
 		if len(d.out) > max {
 			t.Fatalf("decompressed %d > cap %d", len(d.out), max)
 		}
+		// LegacyIter's summary (what count reads without the slice)
+		// agrees with the messages.
+		var it LegacyIter
+		if err := it.Open(&m, &Decompressor{Max: max}); err != nil || it.Len() != len(inner) || it.FirstOffset() != inner[0].Offset {
+			t.Fatalf("LegacyIter: %v, %d messages from %d; LegacyInner %d from %d", err, it.Len(), it.FirstOffset(), len(inner), inner[0].Offset)
+		}
 		total := int64(0)
 		for i := range inner {
 			im := &inner[i]
@@ -435,6 +441,9 @@ func FuzzLegacy(f *testing.F) {
 			if m.TimestampType() == LogAppendTime && im.Timestamp != m.Timestamp {
 				t.Fatal("LogAppendTime wrapper timestamp not applied")
 			}
+		}
+		if total != it.InnerSize() {
+			t.Fatalf("LegacyIter.InnerSize %d, inner entries %d", it.InnerSize(), total)
 		}
 		if total > int64(len(d.out)) {
 			t.Fatalf("inner entries sum to %d > %d decompressed bytes", total, len(d.out))

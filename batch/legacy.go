@@ -149,59 +149,132 @@ func (m *LegacyMessage) EntrySize() int64 { return LogOverhead + int64(m.Size) }
 // LegacyInner decompresses a compressed wrapper and returns its inner
 // messages with absolute offsets, as AbstractLegacyRecordBatch's deep
 // iterator does. The messages alias d's buffer until d is used again.
+// A wrapper of many tiny messages makes a long slice: LegacyIter walks
+// them one at a time instead.
 func LegacyInner(w *LegacyMessage, d *Decompressor, dst []LegacyMessage) ([]LegacyMessage, error) {
 	dst = dst[:0]
+	var it LegacyIter
+	if err := it.Open(w, d); err != nil {
+		return nil, err
+	}
+	for it.Next() {
+		dst = append(dst, *it.Message())
+	}
+	return dst, nil
+}
+
+// LegacyIter walks a legacy entry's messages (a compressed wrapper's inner
+// messages, or the message itself) one at a time, holding none of them:
+// memory is the decompressed bytes, however many messages they hold. Open
+// checks every inner message first, so it fails exactly where and how
+// LegacyInner does, before any message is seen.
+//
+//	var it LegacyIter
+//	if err := it.Open(w, d); err != nil { ... }
+//	for it.Next() { m := it.Message(); ... }
+type LegacyIter struct {
+	w         *LegacyMessage
+	raw       []byte // decompressed inner entries; nil for an uncompressed entry
+	n, i      int    // messages, messages returned
+	p         int    // next inner entry in raw
+	base      int64  // added to inner offsets (v1 relative offsets)
+	first     int64
+	innerSize int64
+	cur       LegacyMessage
+}
+
+// Open decompresses w (a compressed wrapper) and checks its inner
+// messages; the messages alias d's buffer until d is used again.
+func (it *LegacyIter) Open(w *LegacyMessage, d *Decompressor) error {
+	*it = LegacyIter{w: w}
 	codec := w.Codec()
 	if codec == CodecNone {
-		return append(dst, *w), nil
+		it.n, it.first = 1, w.Offset
+		return nil
 	}
 	if codec == CodecZstd || !codec.Valid() {
-		return nil, formatErr(LogOverhead+5, ErrUnknownCodec, "Invalid wrapper compressionType found in legacy deep record iterator %d", w.Magic)
+		return formatErr(LogOverhead+5, ErrUnknownCodec, "Invalid wrapper compressionType found in legacy deep record iterator %d", w.Magic)
 	}
 	if w.Value == nil {
-		return nil, formatErr(LogOverhead, ErrInvalidRecord, "Found invalid compressed record set with null value (magic = %d)", w.Magic)
+		return formatErr(LogOverhead, ErrInvalidRecord, "Found invalid compressed record set with null value (magic = %d)", w.Magic)
 	}
 	raw, err := d.Decompress(codec, w.Value, w.Magic)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	for p := 0; len(raw)-p >= LogOverhead; {
+	n, p := 0, 0
+	var first, last int64
+	for len(raw)-p >= LogOverhead {
 		size := int32(binary.BigEndian.Uint32(raw[p+8:]))
 		if size < MinEntrySize {
-			return nil, formatErr(p, ErrCorrupt, "Record size is less than the minimum record overhead (14)")
+			return formatErr(p, ErrCorrupt, "Record size is less than the minimum record overhead (14)")
 		}
 		if int64(len(raw)-p) < LogOverhead+int64(size) {
 			break // a truncated final inner entry is ignored
 		}
 		inner, err := ParseLegacy(raw[p:])
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if inner.Codec() != CodecNone {
-			return nil, formatErr(p, ErrInvalidRecord, "Inner messages must not be compressed")
+			return formatErr(p, ErrInvalidRecord, "Inner messages must not be compressed")
 		}
-		if w.TimestampType() == LogAppendTime {
-			inner.Timestamp = w.Timestamp
-			inner.Attributes |= attrLogAppendTime
+		if n == 0 {
+			first = inner.Offset
 		}
-		dst = append(dst, inner)
+		last = inner.Offset
+		n++
 		p += int(inner.EntrySize())
 	}
-	if len(dst) == 0 {
-		return nil, formatErr(LogOverhead, ErrInvalidRecord, "Found invalid compressed record set with no inner records")
+	if n == 0 {
+		return formatErr(LogOverhead, ErrInvalidRecord, "Found invalid compressed record set with no inner records")
 	}
 	if w.Magic == MagicV1 && w.Offset != 0 {
-		last := dst[len(dst)-1].Offset
 		if w.Offset < last {
-			return nil, formatErr(0, ErrInvalidRecord, "Found invalid wrapper offset in compressed v1 message set, wrapper offset '%d' is less than the last inner message offset '%d' and it is not zero.", w.Offset, last)
+			return formatErr(0, ErrInvalidRecord, "Found invalid wrapper offset in compressed v1 message set, wrapper offset '%d' is less than the last inner message offset '%d' and it is not zero.", w.Offset, last)
 		}
-		base := w.Offset - last
-		for i := range dst {
-			dst[i].Offset += base
-		}
+		it.base = w.Offset - last
 	}
-	return dst, nil
+	it.raw, it.n, it.first, it.innerSize = raw, n, first+it.base, int64(p)
+	return nil
 }
+
+// Len is the number of messages.
+func (it *LegacyIter) Len() int { return it.n }
+
+// FirstOffset is the first message's absolute offset.
+func (it *LegacyIter) FirstOffset() int64 { return it.first }
+
+// InnerSize is the bytes of a wrapper's inner entries (log overhead
+// included), 0 for an uncompressed entry.
+func (it *LegacyIter) InnerSize() int64 { return it.innerSize }
+
+// Next advances to the next message.
+func (it *LegacyIter) Next() bool {
+	if it.i >= it.n {
+		return false
+	}
+	it.i++
+	if it.raw == nil {
+		it.cur = *it.w
+		return true
+	}
+	it.cur, _ = ParseLegacy(it.raw[it.p:]) // checked by Open
+	it.p += int(it.cur.EntrySize())
+	if it.w.TimestampType() == LogAppendTime {
+		it.cur.Timestamp = it.w.Timestamp
+		it.cur.Attributes |= attrLogAppendTime
+	}
+	it.cur.Offset += it.base
+	return true
+}
+
+// Rewind starts the messages over (Open's checks and decompression are
+// not repeated).
+func (it *LegacyIter) Rewind() { it.i, it.p = 0, 0 }
+
+// Message is the current message, valid until Next.
+func (it *LegacyIter) Message() *LegacyMessage { return &it.cur }
 
 // LegacyCRC is the CRC-32 (IEEE) a legacy entry stores: over its message
 // from the magic byte to the end. entry must be exactly the whole entry.

@@ -53,7 +53,7 @@ func newAuditCmd() *cobra.Command {
 				return withCode(ExitUsage, fmt.Errorf("--workers %d: want at least 1", workers))
 			}
 			return withSource(&sf, func(src *source.Set) error {
-				return runAudit(src.Partitions, src, args, audit.Options{Compacted: compacted, SkipCRC: skipCRC, Detail: detail}, workers, out.json(), threshold, c.OutOrStdout())
+				return runAudit(namedLogs(src.Partitions), src, args, audit.Options{Compacted: compacted, SkipCRC: skipCRC, Detail: detail}, workers, out.json(), threshold, c.OutOrStdout())
 			})
 		},
 	}

@@ -115,7 +115,7 @@ func runCount(c *cobra.Command, f *countFlags, src *source.Set, args []string) e
 	if fs.Changed("max-decompressed") && f.maxDecomp <= 0 {
 		return withCode(ExitUsage, fmt.Errorf("--max-decompressed %d: want a positive byte count", f.maxDecomp))
 	}
-	parts, err := src.Partitions(args)
+	parts, err := namedLogs(src.Partitions)(args)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}

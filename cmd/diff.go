@@ -60,7 +60,7 @@ func newDiffCmd() *cobra.Command {
 }
 
 func runDiff(w io.Writer, src *source.Set, a, b string, records, asJSON bool) error {
-	res, err := diff.CompareFrom(a, b, records, src.Partitions)
+	res, err := diff.CompareFrom(a, b, records, namedLogs(src.Partitions))
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}

@@ -113,7 +113,7 @@ func runDump(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	// The command's sources resolve the paths: files and directories, and
 	// kafka://, s3:// and lts:// URLs, whose segments are held elsewhere.
-	segs, err := a.Inputs(src.Partitions)
+	segs, err := a.Inputs(namedLogs(src.Partitions))
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}

@@ -59,7 +59,7 @@ func newExplainCmd() *cobra.Command {
 }
 
 func runExplain(c *cobra.Command, src *source.Set, args []string, asJSON, batches, advise bool) error {
-	parts, err := src.Partitions(args)
+	parts, err := namedLogs(src.Partitions)(args)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}

@@ -89,7 +89,7 @@ func runReport(c *cobra.Command, f *reportFlags, src *source.Set, args []string)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	opts := collect.Options{Audit: !f.noAudit, Explain: f.explain, Walk: src.Partitions, Coordinators: src}
+	opts := collect.Options{Audit: !f.noAudit, Explain: f.explain, Walk: namedLogs(src.Partitions), Coordinators: src}
 	prog := report.NewProgress(c.ErrOrStderr(), showProgress(c, f.quiet, false), "report", 2*collect.TotalBytes(runs, opts))
 	if prog != nil {
 		opts.Progress = prog.Add

@@ -161,6 +161,8 @@ func hintFor(err error) string {
 		return h
 	}
 	switch {
+	case errors.Is(err, segment.ErrEmptyFile):
+		return "an empty .log is the active segment of a partition; name the partition directory to read the partition"
 	case errors.Is(err, segment.ErrNotLog):
 		return "kseg dump FILE prints index, producer snapshot and checkpoint files"
 	case errors.Is(err, segment.ErrIsDirectory):

@@ -11,6 +11,7 @@ import (
 	"github.com/kseg/kseg/internal/remote"
 	"github.com/kseg/kseg/internal/source"
 	"github.com/kseg/kseg/internal/wire"
+	"github.com/kseg/kseg/segment"
 )
 
 // Every command that reads sources (count, audit, diff, report, explain,
@@ -131,4 +132,20 @@ func wireHint(err error) string {
 		return "list the segment's objects (aws s3 ls); the plugin deletes a segment's objects together, so one left alone is an upload that did not finish or an object deleted by hand"
 	}
 	return ""
+}
+
+// namedLogs is walk (a source.Set's Partitions) refusing an empty file
+// named as a log (segment.CheckNamed): kseg's own forms read no log from
+// it, exit 3 naming it.
+func namedLogs(walk func([]string) ([]segment.Partition, error)) func([]string) ([]segment.Partition, error) {
+	return func(args []string) ([]segment.Partition, error) {
+		parts, err := walk(args)
+		if err != nil {
+			return nil, err
+		}
+		if err := segment.CheckNamed(parts); err != nil {
+			return nil, err
+		}
+		return parts, nil
+	}
 }

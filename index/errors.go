@@ -24,6 +24,9 @@ var (
 	// ErrMalformed: a field holds a value its structure cannot have (a
 	// negative producer-snapshot entry count).
 	ErrMalformed = errors.New("malformed")
+	// ErrTooLarge: a file is larger than kseg reads of its kind
+	// (MaxSnapshotSize); not a corruption, a refusal.
+	ErrTooLarge = errors.New("too large")
 	// ErrBadName: a file or directory name does not follow Kafka's scheme.
 	ErrBadName = errors.New("bad file name")
 )

@@ -52,16 +52,11 @@ func openSlotFile(path string, width int) (slotFile, error) {
 	if err != nil {
 		abs = path
 	}
-	fh, err := rfile.Open(path)
+	fh, info, err := rfile.OpenInfo(path)
 	if err != nil {
 		return slotFile{}, errAt(abs, -1, err)
 	}
-	st, err := fh.Stat()
-	if err != nil {
-		fh.Close()
-		return slotFile{}, errAt(abs, -1, err)
-	}
-	return slotFile{r: fh, size: st.Size(), width: width, path: abs, c: fh}, nil
+	return slotFile{r: fh, size: info.Size, width: width, path: abs, c: fh}, nil
 }
 
 // Iterator walks the entries of a fixed-width index in file order, reading

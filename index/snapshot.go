@@ -2,6 +2,7 @@ package index
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -19,6 +20,17 @@ const (
 	snapshotCountOffset  = 6
 	snapshotEntriesStart = 10
 )
+
+// MaxSnapshotSize is the largest producer snapshot kseg reads: 64 MiB, the
+// header and 1,458,888 producer entries of 46 bytes (docs/limits.md). Kafka
+// reads a snapshot whole too, so its size is all that bounds the memory;
+// a partition with more live producer ids than this is not one kseg can
+// expect. A larger file, or anything that is not a regular file (a symlink
+// to /dev/zero, a FIFO), is refused before its bytes are read, with an
+// error matching ErrTooLarge (or rfile's not-a-regular-file error). The
+// header's entry count is then checked against the bytes present before
+// the entries are allocated (ParseSnapshot).
+const MaxSnapshotSize = snapshotHeaderSize + 1458888*ProducerEntrySize
 
 // ProducerEntry is one producer in a snapshot, as stored.
 type ProducerEntry struct {
@@ -233,8 +245,12 @@ func ReadSnapshotFile(path string) (*Snapshot, error) {
 		}
 		return path
 	}
-	b, err := rfile.ReadFile(path)
+	b, err := rfile.ReadFile(path, MaxSnapshotSize)
 	if err != nil {
+		if errors.Is(err, rfile.ErrTooLarge) {
+			// Located where kseg stops reading: the first byte past the limit.
+			return nil, errAt(abs(), MaxSnapshotSize, fmt.Errorf("producer snapshot %w: %w (index.MaxSnapshotSize)", ErrTooLarge, err))
+		}
 		return nil, errAt(abs(), -1, err)
 	}
 	s, err := ParseSnapshot(b)

@@ -3,9 +3,15 @@ package index
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"math"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/kseg/kseg/internal/rfile"
 )
 
 const appendixC5 = "0001 64c47816 00000001 00000000000003e8 0000 00000004 0000000000000004 00000004 0000018bcfe56800 ffffffff ffffffffffffffff"
@@ -106,5 +112,45 @@ func TestSnapshotTrailingRoundTrip(t *testing.T) {
 	var u Snapshot
 	if err := u.UnmarshalBinary(b); err != nil || len(u.Entries) != 1 {
 		t.Fatal(err)
+	}
+}
+
+// A .snapshot larger than MaxSnapshotSize (a 3 GiB sparse file), or one
+// that is not a regular file (a symlink to /dev/zero), is refused before
+// its bytes are read: a located error, nothing like its size allocated.
+func TestReadSnapshotFileBounded(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "00000000000000000000.snapshot")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Truncate(big, 3<<30); err != nil {
+		t.Skip("no sparse files here:", err)
+	}
+	zero := filepath.Join(dir, "00000000000000000001.snapshot")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		kind error
+		off  int64
+	}{{big, ErrTooLarge, MaxSnapshotSize}, {zero, rfile.ErrNotRegular, -1}} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		s, err := ReadSnapshotFile(c.path)
+		runtime.ReadMemStats(&after)
+		var le *Error
+		if s != nil || !errors.Is(err, c.kind) || !errors.As(err, &le) || le.File != c.path || le.Offset != c.off {
+			t.Errorf("%s: got %v, %v; want a located %v at %d", c.path, s, err, c.kind, c.off)
+		}
+		if errors.Is(err, ErrCorruptSnapshot) {
+			t.Errorf("%s: a refusal is not a corrupt snapshot: %v", c.path, err)
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+			t.Errorf("%s: allocated %d bytes to refuse it", c.path, n)
+		}
 	}
 }

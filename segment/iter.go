@@ -25,12 +25,11 @@ type Iter struct {
 	cur  BatchInfo
 
 	// record state within the current batch
-	br       *batch.BatchReader
-	inner    []batch.LegacyMessage
-	recMode  int // 0 none, 1 v2 reader, 2 legacy list
-	legacyAt int
-	rec      batch.Record
-	out      Record
+	br      *batch.BatchReader
+	inner   *batch.LegacyIter
+	recMode int // 0 none, 1 v2 reader, 2 legacy list
+	rec     batch.Record
+	out     Record
 }
 
 // NewIter iterates p's segments in order.
@@ -84,10 +83,11 @@ func (it *Iter) NextBatch() bool {
 		}
 		it.cur = info
 		if b.IsLegacy() {
-			if it.inner, err = b.Inner(); err != nil {
+			// One message at a time (InnerIter), not a slice of them.
+			if it.inner, err = b.InnerIter(); err != nil {
 				return it.fail(err)
 			}
-			it.recMode, it.legacyAt = 2, 0
+			it.recMode = 2
 		}
 		return true
 	}
@@ -113,9 +113,8 @@ func (it *Iter) NextRecord() bool {
 				return true
 			}
 		case 2:
-			if it.legacyAt < len(it.inner) {
-				m := &it.inner[it.legacyAt]
-				it.legacyAt++
+			if it.inner.Next() {
+				m := it.inner.Message()
 				it.out = Record{Offset: m.Offset, Key: m.Key, Value: m.Value}
 				return true
 			}

@@ -27,6 +27,16 @@ var (
 	ErrIsDirectory = errors.New("is a directory, not a log file")
 )
 
+// EntrySizeError is an entry whose length field claims more bytes than
+// kseg holds of one batch (scanner.maxEntry); it matches batch.ErrTooLarge.
+type EntrySizeError struct{ Size, Limit, MaxDecompressed int64 }
+
+func (e *EntrySizeError) Error() string {
+	return fmt.Sprintf("entry of %d bytes is larger than the %d bytes kseg holds of one batch (--max-decompressed %d, plus a quarter and 4 KiB)",
+		e.Size, e.Limit, e.MaxDecompressed)
+}
+func (e *EntrySizeError) Unwrap() error { return batch.ErrTooLarge }
+
 // RecordSizeError carries the size Kafka would print.
 type RecordSizeError struct{ Size int32 }
 
@@ -63,15 +73,34 @@ type scanner struct {
 	err   error
 	done  bool
 	block int
+	// maxDecompressed is Options.MaxDecompressed (0: the default); it
+	// also bounds the entries bytes will hold (maxEntry).
+	maxDecompressed int
+}
+
+func (s *scanner) maxDecomp() int64 {
+	if s.maxDecompressed > 0 {
+		return int64(s.maxDecompressed)
+	}
+	return batch.DefaultMaxDecompressed
+}
+
+// maxEntry is the largest entry bytes returns: what may decompress to at
+// most the decompression cap, with room for a codec that expands
+// incompressible data (snappy: n/6 + 32) and the headers. A larger entry
+// is refused with batch.ErrTooLarge instead of allocating its claimed size.
+func (s *scanner) maxEntry() int64 {
+	m := s.maxDecomp()
+	return m + m/4 + 4096
 }
 
 // reset points the scanner at a new source, keeping its buffer.
 func (s *scanner) reset(r io.ReaderAt, size int64, name string) {
-	buf, block := s.buf, s.block
+	buf, block, md := s.buf, s.block, s.maxDecompressed
 	if block == 0 {
 		block = blockSize
 	}
-	*s = scanner{r: r, name: name, end: size, buf: buf, block: block}
+	*s = scanner{r: r, name: name, end: size, buf: buf, block: block, maxDecompressed: md}
 	if size < 0 {
 		s.end, s.open = math.MaxInt64, true
 	}
@@ -178,6 +207,11 @@ func (s *scanner) next() bool {
 // its Size bytes.
 func (s *scanner) bytes() ([]byte, error) {
 	e := s.entry
+	if lim := s.maxEntry(); e.Size > lim {
+		// Refused before the buffer for it is allocated: the length field
+		// is the input's claim (a sparse file can claim 2 GiB).
+		return nil, &Error{File: s.name, Offset: e.Pos + 8, Err: &EntrySizeError{Size: e.Size, Limit: lim, MaxDecompressed: s.maxDecomp()}}
+	}
 	b, err := s.window(e.Pos, int(e.Size))
 	if err != nil {
 		return nil, &Error{File: s.name, Offset: e.Pos, Err: err}

@@ -129,6 +129,7 @@ type Stream struct {
 	dec    batch.Decompressor
 	legacy batch.LegacyMessage
 	inner  []batch.LegacyMessage
+	liter  batch.LegacyIter
 }
 
 // NewStream frames src.
@@ -152,20 +153,16 @@ func OpenFile(path string, maxBytes int64, opts Options) (*Stream, error) {
 // path with the same options and buffers.
 func (s *Stream) OpenFile(path string, maxBytes int64) error {
 	s.Close()
-	f, err := rfile.Open(path)
+	// rfile refuses a FIFO, socket or device before it can block.
+	f, info, err := rfile.OpenInfo(path)
 	if err != nil {
 		return err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return err
-	}
-	if st.IsDir() {
+	if info.Dir {
 		f.Close()
 		return &Error{File: path, Offset: -1, Err: ErrIsDirectory}
 	}
-	size := st.Size()
+	size := info.Size
 	if maxBytes > 0 && maxBytes < size {
 		size = maxBytes
 	}
@@ -199,6 +196,7 @@ func (s *Stream) OpenSegment(seg Segment, maxBytes int64) error {
 // Reset frames src from its start, keeping buffers. It does not close a
 // file the stream opened: call Close first.
 func (s *Stream) Reset(src Source) {
+	s.sc.maxDecompressed = s.opts.MaxDecompressed
 	s.sc.reset(src.R, src.Size, src.Name)
 	if s.opts.BlockSize > 0 {
 		s.sc.block = s.opts.BlockSize
@@ -250,7 +248,7 @@ func (s *Stream) Next() bool {
 			return false
 		}
 		if s.sc.next() {
-			s.cur.parsed, s.cur.inner, s.cur.records = false, false, false
+			s.cur.parsed, s.cur.inner, s.cur.records, s.cur.iter = false, false, false, false
 			if s.opts.VerifyCRC {
 				if cause := s.checkCRC(); cause != nil {
 					if isReadError(cause) {
@@ -469,6 +467,17 @@ func (s *Stream) resync(from int64) (int64, bool) {
 			break
 		}
 		size := int64(int32(binary.BigEndian.Uint32(hb[8:])))
+		if size == 0 {
+			// In a run of zeros (a preallocated or sparse tail) no
+			// candidate frames until a non-zero byte reaches a length
+			// field: jump to the first position whose field holds one.
+			z, ok := s.nextNonZero(p + 12)
+			if !ok {
+				break
+			}
+			p = max(p, z-12) // p+1..z-12 have all-zero length fields
+			continue
+		}
 		magic := int8(hb[16])
 		end := p + batch.LogOverhead + size
 		if size < 0 || end > sc.end {
@@ -515,6 +524,37 @@ func (s *Stream) resync(from int64) (int64, bool) {
 	return sc.end, false
 }
 
+var zeroBlock [64 << 10]byte
+
+// nextNonZero is the position of the first non-zero byte at or after from,
+// read in blocks; false at the end of the source (or a failed read).
+func (s *Stream) nextNonZero(from int64) (int64, bool) {
+	sc := &s.sc
+	for from < sc.end {
+		if pos, end, ok := nextData(sc.r, from); ok {
+			// A hole reads as zeros: jump over it without reading it.
+			if end || pos >= sc.end {
+				return 0, false
+			}
+			from = pos
+		}
+		n := int(min(int64(len(zeroBlock)), sc.end-from))
+		b, err := sc.window(from, n)
+		if err != nil {
+			return 0, false
+		}
+		if !bytes.Equal(b, zeroBlock[:n]) {
+			for i, c := range b {
+				if c != 0 {
+					return from + int64(i), true
+				}
+			}
+		}
+		from += int64(n)
+	}
+	return 0, false
+}
+
 // Batch is one framed top-level entry: a v2 record batch, or a legacy (v0/v1)
 // message, which is a compressed wrapper or a single uncompressed message.
 // Framing reads only the header; the rest is decoded on request, and every
@@ -530,6 +570,7 @@ type Batch struct {
 	parsed  bool // s.legacy holds this entry's message
 	inner   bool // s.inner holds this entry's inner messages
 	records bool // s.br is open on this entry
+	iter    bool // s.liter is open on this entry (and s.dec holds its bytes)
 }
 
 // IsLegacy reports a magic v0/v1 entry.
@@ -568,12 +609,35 @@ func (b *Batch) Inner() ([]batch.LegacyMessage, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.iter = false // s.dec is reused
 	b.s.inner, err = batch.LegacyInner(m, &b.s.dec, b.s.inner)
 	if err != nil {
 		return nil, b.s.locate(b.Pos, err)
 	}
 	b.inner = true
 	return b.s.inner, nil
+}
+
+// InnerIter opens a legacy entry's messages (those inside a compressed
+// wrapper, decompressed, or the message itself) one at a time, checked as
+// Inner checks them but without a slice of them: a wrapper of millions of
+// tiny messages costs its decompressed bytes only. The iterator is valid
+// until the stream moves on.
+func (b *Batch) InnerIter() (*batch.LegacyIter, error) {
+	if b.iter {
+		b.s.liter.Rewind()
+		return &b.s.liter, nil
+	}
+	m, err := b.Legacy()
+	if err != nil {
+		return nil, err
+	}
+	b.inner = false // the decompressor's buffer is reused
+	if err := b.s.liter.Open(m, &b.s.dec); err != nil {
+		return nil, b.s.locate(b.Pos, err)
+	}
+	b.iter = true
+	return &b.s.liter, nil
 }
 
 // Records opens a v2 batch's records for decoding (decompressing a
@@ -600,6 +664,7 @@ func (b *Batch) Decompress() ([]byte, error) {
 	if len(raw) < batch.HeaderSize {
 		return nil, b.s.locate(b.Pos, &batch.FormatError{Pos: int64(len(raw)), Err: batch.ErrTruncated})
 	}
+	b.iter, b.inner = false, false // s.dec is reused
 	out, err := b.s.dec.Decompress(b.Header.Codec(), raw[batch.HeaderSize:], b.Magic)
 	if err != nil {
 		return nil, b.s.locate(b.Pos, err)
@@ -666,14 +731,12 @@ func (b *Batch) infoInto(in *BatchInfo) error {
 	in.ProducerID, in.ProducerEpoch, in.BaseSequence = batch.NoProducerID, batch.NoProducerEpoch, batch.NoSequence
 	if in.Codec != batch.CodecNone {
 		in.Payload = int64(len(m.Value))
-		inner, err := b.Inner()
+		// Counted without building the messages (InnerIter).
+		it, err := b.InnerIter()
 		if err != nil {
 			return err
 		}
-		in.BaseOffset, in.Records = inner[0].Offset, len(inner)
-		for i := range inner {
-			in.Uncompressed += inner[i].EntrySize()
-		}
+		in.BaseOffset, in.Records, in.Uncompressed = it.FirstOffset(), it.Len(), it.InnerSize()
 	}
 	return nil
 }

@@ -206,6 +206,24 @@ func TestInfoLegacyCountsInnerMessages(t *testing.T) {
 		if in.Records != len(inner) || in.BaseOffset != inner[0].Offset || in.LastOffset != inner[len(inner)-1].Offset {
 			t.Errorf("entry %d: info %+v, inner %d messages %d..%d", n, in, len(inner), inner[0].Offset, inner[len(inner)-1].Offset)
 		}
+		// InnerIter after Info (which opened it) and Inner (which reused
+		// the decompressor) gives the same messages, twice over.
+		for range 2 {
+			it, err := st.Batch().InnerIter()
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := 0
+			for it.Next() {
+				if m := it.Message(); k >= len(inner) || m.Offset != inner[k].Offset || string(m.Value) != string(inner[k].Value) {
+					t.Fatalf("entry %d: InnerIter message %d differs from Inner's", n, k)
+				}
+				k++
+			}
+			if k != len(inner) {
+				t.Fatalf("entry %d: InnerIter gave %d messages, Inner %d", n, k, len(inner))
+			}
+		}
 		if in.Codec != batch.CodecNone {
 			n++
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kseg/kseg/index"
+	"github.com/kseg/kseg/internal/rfile"
 )
 
 // ErrNoPartitions is returned for a directory holding neither log files nor
@@ -22,6 +23,11 @@ var ErrNoPartitions = errors.New("no segment files and no partition directories 
 // partition.metadata) given to a command that counts batches, or a file
 // not named like a log in which no batch frames.
 var ErrNotLog = errors.New("not a log segment")
+
+// ErrEmptyFile is the cause (with ErrNotLog) for an empty file named on the
+// command line as a log: normal for the active segment inside a partition
+// directory, but there is nothing to read in it.
+var ErrEmptyFile = errors.New("empty file")
 
 // Partition is one partition's log files as found on disk.
 type Partition struct {
@@ -138,6 +144,11 @@ func PartitionsVia(paths []string, resolve Resolver) ([]Partition, error) {
 			return nil, err
 		}
 		if !st.IsDir() {
+			if !st.Mode().IsRegular() {
+				// A FIFO, socket or device (/dev/zero) is no log: refused
+				// here, before anything opens it.
+				return nil, &Error{File: path, Offset: -1, Err: rfile.ErrNotRegular}
+			}
 			p := newPartition(filepath.Dir(path))
 			p.explicit = true
 			sn, _ := parseName(filepath.Base(path))
@@ -240,13 +251,34 @@ func partitionDirs(p string) ([]string, error) {
 		}
 	}
 	var out []string
+	var self string // p resolved, once a symlink needs it
 	for _, e := range ents {
-		if !e.IsDir() {
+		if _, _, ok := index.ParsePartitionDir(e.Name()); !ok {
 			continue
 		}
-		if _, _, ok := index.ParsePartitionDir(e.Name()); ok {
-			out = append(out, filepath.Join(p, e.Name()))
+		q := filepath.Join(p, e.Name())
+		if e.Type()&os.ModeSymlink != 0 {
+			// A partition directory linked from elsewhere (a moved
+			// partition, a second disk) is a partition: followed once,
+			// the walk goes no deeper. A link that loops (ELOOP), dangles,
+			// or leads back to p or above it is left out.
+			st, err := os.Stat(q)
+			if err != nil || !st.IsDir() {
+				continue
+			}
+			if self == "" {
+				if self, err = filepath.EvalSymlinks(p); err != nil {
+					self = filepath.Clean(p)
+				}
+			}
+			real, err := filepath.EvalSymlinks(q)
+			if err != nil || real == self || strings.HasPrefix(self, real+string(filepath.Separator)) {
+				continue
+			}
+		} else if !e.IsDir() {
+			continue
 		}
+		out = append(out, q)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: %w", p, ErrNoPartitions)
@@ -403,6 +435,32 @@ func (p *Partition) NotLogs() []string {
 		out = append(out, s.Path)
 	}
 	return out
+}
+
+// CheckNamed refuses, with ErrNotLog and ErrEmptyFile, an empty file named
+// on the command line as a log (a .log, a KRaft snapshot, or a file of no
+// known kind): inside a partition directory an empty .log is the active
+// segment, but one named by itself holds nothing to read. kseg's commands
+// call it on what they walked; kafka-dump-log's --files form does not, and
+// prints its header lines for an empty file as Kafka does. It stats only
+// the files named, never a directory's.
+func CheckNamed(parts []Partition) error {
+	for i := range parts {
+		if !parts[i].explicit {
+			continue
+		}
+		for _, segs := range [][]Segment{parts[i].Segments, parts[i].Snapshots} {
+			for _, s := range segs {
+				if s.Open != nil {
+					continue
+				}
+				if st, err := os.Stat(s.Path); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+					return &Error{File: s.Path, Offset: 0, Err: fmt.Errorf("%w: %w", ErrNotLog, ErrEmptyFile)}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // Explicit reports whether the partition was assembled from files named on

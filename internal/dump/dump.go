@@ -168,7 +168,7 @@ type formatter struct {
 	parser content.Parser
 	br     batch.BatchReader
 	dec    batch.Decompressor
-	inner  []batch.LegacyMessage
+	liter  batch.LegacyIter
 	rec    batch.Record
 	line   []byte
 
@@ -176,6 +176,9 @@ type formatter struct {
 	// the previous line's digits is most of the cost of a record line.
 	offDigits, tsDigits, seqDigits decimalCache
 	offsets                        *offsetTrack
+	// capped is a parallel chunk's output: once over its cap, the rest
+	// of the batch is not formatted (the writer does it).
+	capped *byteSink
 }
 
 func (f *formatter) init(opts *DumpOptions, out sink, json *jsonWriter, parser content.Parser) {
@@ -686,6 +689,9 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 		if !ok {
 			break
 		}
+		if d.capped != nil && d.capped.over {
+			return nil // the writer formats this batch again (parallel.go)
+		}
 		r := &d.rec
 		off := h.BaseOffset + int64(r.OffsetDelta)
 		d.offsets.add(off)
@@ -842,12 +848,17 @@ func (d *formatter) legacyRecords(name string, e *segment.Batch, raw []byte) err
 		}
 		return locate(name, e.Pos, err)
 	}
-	d.inner, err = batch.LegacyInner(&w, &d.dec, d.inner)
-	if err != nil {
+	// One message at a time: a wrapper of millions of tiny messages
+	// costs its decompressed bytes, not a struct per message.
+	it := &d.liter
+	if err := it.Open(&w, &d.dec); err != nil {
 		return locate(name, e.Pos, err)
 	}
-	for i := range d.inner {
-		m := &d.inner[i]
+	for it.Next() {
+		if d.capped != nil && d.capped.over {
+			return nil // the writer formats this batch again (parallel.go)
+		}
+		m := it.Message()
 		d.offsets.add(m.Offset)
 		if d.json != nil {
 			d.json.legacyRecord(d, name, e, m)

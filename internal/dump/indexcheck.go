@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/internal/rfile"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -72,16 +73,19 @@ func (e *missingLogError) Unwrap() []error { return []error{ErrMissingLog, e.cau
 // with NoSuchFileException when it is missing; the error says so.
 func openIndexLog(name string, maxDecompressed int) (*indexLog, error) {
 	p := companion(name, ".log")
-	f, err := os.Open(p)
+	// rfile, not os.Open: a FIFO named like the .log would block the open.
+	f, info, err := rfile.OpenInfo(p)
+	if errors.Is(err, rfile.ErrNotRegular) {
+		return nil, &segment.Error{File: p, Offset: -1, Err: err}
+	}
 	if err != nil {
 		return nil, &segment.Error{File: name, Offset: -1, Err: &missingLogError{p, err}}
 	}
-	st, err := f.Stat()
-	if err != nil {
+	if info.Dir {
 		f.Close()
-		return nil, err
+		return nil, &segment.Error{File: p, Offset: -1, Err: segment.ErrIsDirectory}
 	}
-	l := &indexLog{name: filepath.Join(filepath.Dir(name), filepath.Base(p)), f: f, size: st.Size()}
+	l := &indexLog{name: filepath.Join(filepath.Dir(name), filepath.Base(p)), f: f, size: info.Size}
 	l.dec.Max = maxDecompressed
 	l.br.Decompressor.Max = maxDecompressed
 	return l, nil
@@ -196,12 +200,12 @@ func (l *indexLog) MaxRecordTimestamp(e *indexedBatch, raw []byte) (int64, error
 		if err != nil {
 			return 0, segment.Locate(l.name, e.Pos, err)
 		}
-		inner, err := batch.LegacyInner(&w, &l.dec, nil)
-		if err != nil {
+		var it batch.LegacyIter
+		if err := it.Open(&w, &l.dec); err != nil {
 			return 0, segment.Locate(l.name, e.Pos, err)
 		}
-		for _, m := range inner {
-			maxTs = max(maxTs, m.Timestamp)
+		for it.Next() {
+			maxTs = max(maxTs, it.Message().Timestamp)
 		}
 		return maxTs, nil
 	}

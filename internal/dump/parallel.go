@@ -22,12 +22,19 @@ import (
 // chunks by the writer, in file order, so the summaries are the same.
 var (
 	chunkBytes   = 128 << 10
-	chunkRecords = 1 << 15 // records per chunk, bounding the output of compressed batches
+	chunkRecords = 1 << 14 // records per chunk (by headers): about 2.5-6.5 MB of output, under chunkOutput
 	// Without records, the first probeBatches batches are dumped in
 	// sequence, and the rest goes to workers only if those averaged less
 	// than parallelMaxBatch bytes.
 	probeBatches     = 256
 	parallelMaxBatch = int64(4096)
+	// chunkOutput caps the output a chunk holds (records are counted by
+	// their headers, and a legacy wrapper as one, so a chunk of few bytes
+	// can still print millions of lines: a 162 KB wrapper of 2.58 M
+	// messages, a v2 batch of 6 M). A worker whose chunk passes it keeps
+	// the output of the batches before the one that did, and the writer
+	// formats the rest itself, straight to the output, in file order.
+	chunkOutput = 8 << 20
 )
 
 // parallel says whether to format st's batches on several goroutines: more
@@ -49,7 +56,10 @@ type dumpChunk struct {
 	out     byteSink
 	offsets offsetTrack
 	err     error // the error that ended the chunk's output
-	done    chan struct{}
+	// resume >= 0: out holds the batches before batches[resume] only;
+	// the writer formats the rest (the output cap was reached).
+	resume int
+	done   chan struct{}
 }
 
 func (c *dumpChunk) add(b *segment.Batch, raw []byte) {
@@ -78,18 +88,51 @@ func (c *dumpChunk) reset() {
 		c.out.b = nil
 	}
 	c.offsets = offsetTrack{gaps: c.offsets.gaps[:0]}
-	c.records, c.err = 0, nil
+	c.records, c.err, c.resume = 0, nil, -1
+	c.out.over = false
 }
 
-// byteSink collects a chunk's output.
-type byteSink struct{ b []byte }
+// byteSink collects a chunk's output up to limit bytes (0: no limit);
+// past it, it drops what it is given and sets over.
+type byteSink struct {
+	b     []byte
+	limit int
+	over  bool
+}
 
-func (s *byteSink) Write(p []byte) (int, error) { s.b = append(s.b, p...); return len(p), nil }
-func (s *byteSink) WriteByte(c byte) error      { s.b = append(s.b, c); return nil }
+func (s *byteSink) Write(p []byte) (int, error) {
+	if s.limit > 0 {
+		n := len(s.b) + len(p)
+		if n > s.limit {
+			s.over = true
+			return len(p), nil
+		}
+		if n > cap(s.b) {
+			// Grow as append would, but never past the limit.
+			nb := make([]byte, len(s.b), min(max(2*cap(s.b), n), s.limit))
+			copy(nb, s.b)
+			s.b = nb
+		}
+	}
+	s.b = append(s.b, p...)
+	return len(p), nil
+}
 
-// format writes the chunk's batches (and records) to its output.
+func (s *byteSink) WriteByte(c byte) error {
+	if s.limit > 0 && len(s.b) >= s.limit {
+		s.over = true
+		return nil
+	}
+	s.b = append(s.b, c)
+	return nil
+}
+
+// format writes the chunk's batches (and records) to its output. When the
+// output passes its cap it ends the chunk at the batch that passed it,
+// with the output and offsets of the batches before, and sets resume.
 func (f *formatter) format(name string, c *dumpChunk, deep bool) {
-	f.out, f.offsets = &c.out, &c.offsets
+	c.out.limit = chunkOutput
+	f.out, f.offsets, f.capped = &c.out, &c.offsets, &c.out
 	if f.json != nil {
 		f.json.w = &c.out
 	}
@@ -98,17 +141,52 @@ func (f *formatter) format(name string, c *dumpChunk, deep bool) {
 		b := &c.batches[i]
 		raw := c.data[start:c.ends[i]]
 		start = c.ends[i]
-		if err := f.batchLine(name, b, raw); err != nil {
+		mark, offs, gaps := len(c.out.b), c.offsets, len(c.offsets.gaps)
+		err := f.batchLine(name, b, raw)
+		if err == nil && deep {
+			err = f.records(name, b, raw)
+		}
+		if c.out.over {
+			c.out.b, c.out.over = c.out.b[:mark], false
+			c.offsets = offs
+			c.offsets.gaps = c.offsets.gaps[:gaps]
+			c.resume = i
+			return
+		}
+		if err != nil {
 			c.err = err
 			return
 		}
+	}
+}
+
+// formatFrom formats c's batches from c.resume on straight to out (the
+// writer's formatter, in file order), with their offsets in a track of
+// their own, returned with the error that ended them.
+func (f *formatter) formatFrom(name string, c *dumpChunk, deep bool, out sink) (offsetTrack, error) {
+	var t offsetTrack
+	f.out, f.offsets, f.capped = out, &t, nil
+	if f.json != nil {
+		f.json.w = out
+	}
+	start := 0
+	if c.resume > 0 {
+		start = c.ends[c.resume-1]
+	}
+	for i := c.resume; i < len(c.batches); i++ {
+		b := &c.batches[i]
+		raw := c.data[start:c.ends[i]]
+		start = c.ends[i]
+		if err := f.batchLine(name, b, raw); err != nil {
+			return t, err
+		}
 		if deep {
 			if err := f.records(name, b, raw); err != nil {
-				c.err = err
-				return
+				return t, err
 			}
 		}
 	}
+	return t, nil
 }
 
 // dumpParallel dumps the rest of st as the comment above describes: this
@@ -120,7 +198,7 @@ func (d *Dumper) dumpParallel(name string, st *segment.Stream) error {
 	inFlight := 2*d.workers + 1
 	free := make(chan *dumpChunk, inFlight)
 	for range inFlight {
-		free <- &dumpChunk{done: make(chan struct{}, 1)}
+		free <- &dumpChunk{done: make(chan struct{}, 1), resume: -1}
 	}
 	work := make(chan *dumpChunk, inFlight)
 	order := make(chan *dumpChunk, inFlight)
@@ -128,7 +206,7 @@ func (d *Dumper) dumpParallel(name string, st *segment.Stream) error {
 	var wg sync.WaitGroup
 	d.startFormatters(&wg, name, deep, work, &stop)
 	written := make(chan error, 1)
-	go func() { written <- d.writeChunks(abs, order, free, &stop) }()
+	go func() { written <- d.writeChunks(name, abs, deep, order, free, &stop) }()
 
 	rerr := d.readChunks(st, free, work, order, &stop)
 	close(work)
@@ -152,16 +230,7 @@ func (d *Dumper) dumpParallel(name string, st *segment.Stream) error {
 // them done once stop is set).
 func (d *Dumper) startFormatters(wg *sync.WaitGroup, name string, deep bool, work <-chan *dumpChunk, stop *atomic.Bool) {
 	for range d.workers {
-		f := &formatter{}
-		var jw *jsonWriter
-		if d.json != nil {
-			jw = &jsonWriter{}
-		}
-		p := d.opts.Parser
-		if p != nil {
-			p = content.Clone(p)
-		}
-		f.init(&d.opts, nil, jw, p)
+		f := d.newChunkFormatter()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -175,23 +244,51 @@ func (d *Dumper) startFormatters(wg *sync.WaitGroup, name string, deep bool, wor
 	}
 }
 
+// newChunkFormatter is a formatter of its own (decoders, buffers, a clone
+// of the content parser) for a worker or the writer.
+func (d *Dumper) newChunkFormatter() *formatter {
+	f := &formatter{}
+	var jw *jsonWriter
+	if d.json != nil {
+		jw = &jsonWriter{}
+	}
+	p := d.opts.Parser
+	if p != nil {
+		p = content.Clone(p)
+	}
+	f.init(&d.opts, nil, jw, p)
+	return f
+}
+
 // writeChunks writes the chunks of order, each once formatted, in file
 // order, joins their record offsets into the summary, and returns each to
 // free. At a chunk's error it sets stop, writes nothing more, and returns
 // that error once order is closed.
-func (d *Dumper) writeChunks(abs string, order <-chan *dumpChunk, free chan<- *dumpChunk, stop *atomic.Bool) error {
+func (d *Dumper) writeChunks(name, abs string, deep bool, order <-chan *dumpChunk, free chan<- *dumpChunk, stop *atomic.Bool) error {
 	var err error
 	last := int64(-1)
+	join := func(t *offsetTrack) {
+		if t.seen {
+			if t.first != last+1 {
+				d.recordGaps(abs, [][2]int64{{last, t.first}})
+			}
+			d.recordGaps(abs, t.gaps)
+			last = t.last
+		}
+	}
+	var f *formatter // formats what passed a chunk's output cap
 	for c := range order {
 		<-c.done
 		if err == nil {
 			d.out.Write(c.out.b)
-			if t := &c.offsets; t.seen {
-				if t.first != last+1 {
-					d.recordGaps(abs, [][2]int64{{last, t.first}})
+			join(&c.offsets)
+			if c.resume >= 0 && c.err == nil {
+				if f == nil {
+					f = d.newChunkFormatter()
 				}
-				d.recordGaps(abs, t.gaps)
-				last = t.last
+				t, ferr := f.formatFrom(name, c, deep, d.out)
+				join(&t)
+				c.err = ferr
 			}
 			if c.err != nil {
 				err = c.err

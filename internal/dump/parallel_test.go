@@ -85,8 +85,10 @@ func parallelCorpus(t *testing.T) []string {
 // small as one batch, every format and depth prints exactly what one
 // goroutine prints, errors and summaries included.
 func TestParallelDumpMatchesSequential(t *testing.T) {
-	oldBytes, oldRecords, oldProbe := chunkBytes, chunkRecords, probeBatches
-	defer func() { chunkBytes, chunkRecords, probeBatches = oldBytes, oldRecords, oldProbe }()
+	oldBytes, oldRecords, oldProbe, oldOutput := chunkBytes, chunkRecords, probeBatches, chunkOutput
+	defer func() {
+		chunkBytes, chunkRecords, probeBatches, chunkOutput = oldBytes, oldRecords, oldProbe, oldOutput
+	}()
 	probeBatches = 2
 	files := parallelCorpus(t)
 	str, _ := content.NewStringParser("", "")
@@ -109,9 +111,12 @@ func TestParallelDumpMatchesSequential(t *testing.T) {
 			opts := DefaultDumpOptions()
 			opts.Format = format
 			v.setup(&opts)
-			chunks := [][2]int{{1, 1}}
+			// {chunkBytes, chunkRecords, chunkOutput}: a small output cap
+			// makes the writer format the rest of a chunk (1: all of it;
+			// 300: from the batch that passes it).
+			chunks := [][3]int{{1, 1, oldOutput}, {3000, 40, 300}, {3000, 40, 1}}
 			if v.name == "print" {
-				chunks = append(chunks, [2]int{3000, 40})
+				chunks = append(chunks, [3]int{3000, 40, oldOutput})
 			}
 			// One worker never takes the parallel path, so the chunk size
 			// does not change its output: each file's sequential dump is
@@ -121,7 +126,7 @@ func TestParallelDumpMatchesSequential(t *testing.T) {
 				seq[i][0], seq[i][1], seq[i][2] = dumpWith(t, 1, []string{f}, opts)
 			}
 			for _, chunk := range chunks {
-				chunkBytes, chunkRecords = chunk[0], chunk[1]
+				chunkBytes, chunkRecords, chunkOutput = chunk[0], chunk[1], chunk[2]
 				for i, f := range files {
 					so1, se1, e1 := seq[i][0], seq[i][1], seq[i][2]
 					so2, se2, e2 := dumpWith(t, 3, []string{f}, opts)
@@ -137,7 +142,7 @@ func TestParallelDumpMatchesSequential(t *testing.T) {
 	// Several files in one run: summaries span files.
 	opts := DefaultDumpOptions()
 	opts.DeepIteration = true
-	chunkBytes, chunkRecords = 1, 1
+	chunkBytes, chunkRecords, chunkOutput = 1, 1, oldOutput
 	so1, se1, e1 := dumpWith(t, 1, files, opts)
 	so2, se2, e2 := dumpWith(t, 2, files, opts)
 	if so1 != so2 || se1 != se2 || e1 != e2 {
