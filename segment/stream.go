@@ -541,6 +541,9 @@ func (s *Stream) nextNonZero(from int64) (int64, bool) {
 		n := int(min(int64(len(zeroBlock)), sc.end-from))
 		b, err := sc.window(from, n)
 		if err != nil {
+			if isReadError(err) {
+				s.err = err // a failed read stops the stream, in the search too
+			}
 			return 0, false
 		}
 		if !bytes.Equal(b, zeroBlock[:n]) {
