@@ -279,14 +279,15 @@ func newProduceCmd() *cobra.Command {
 			}
 			w := cmd.OutOrStdout()
 			if r.runs == 1 && !r.dry {
+				// A usage error is found before anything is written.
+				if r.output.json() && len(cfg.Inject) > 0 {
+					return withCode(ExitUsage, errors.New("--json gives the model's batches; it cannot be combined with --inject"))
+				}
 				res, err := producer.Run(cfg, r.out, r.force)
 				if err != nil {
 					return produceErr(err)
 				}
 				if r.output.json() {
-					if len(cfg.Inject) > 0 {
-						return withCode(ExitUsage, errors.New("--json gives the model's batches; it cannot be combined with --inject"))
-					}
 					return report.ProduceJSON(w, cfg.Topic, res)
 				}
 				report.ProduceCounts(w, cfg.Topic, res)

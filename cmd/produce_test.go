@@ -95,3 +95,16 @@ func TestProduceWorkload(t *testing.T) {
 		t.Errorf("unknown setting: code %d", code)
 	}
 }
+
+// --inject with --json is a usage error found before the run is written:
+// no directory is left behind and nothing is printed.
+func TestProduceInjectJSONWritesNothing(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "o")
+	stdout, stderr, code := runKseg(t, "produce", "--out", out, "--records", "200", "--batch-size", "1024", "--linger-ms", "1000", "--inject", "gap@2", "--json")
+	if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--inject") {
+		t.Errorf("code %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s was written: %v", out, err)
+	}
+}
