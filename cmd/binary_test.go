@@ -24,7 +24,7 @@ func TestBinary(t *testing.T) {
 	}{
 		{[]string{"count", small}, ExitOK},
 		{[]string{"count", "--expect-histogram", "8x24", small}, ExitFindings},
-		{[]string{"dump", "--help"}, ExitKafkaCrash}, // kafka-dump-log's usage status
+		{[]string{"dump", "--help"}, ExitOK},
 		{[]string{"count", "--no-such-flag", small}, ExitUsage},
 		{[]string{"count", filepath.Join(small, "does-not-exist")}, ExitBadInput},
 	}
