@@ -21,7 +21,7 @@ func TestKafkaWrittenIndexes(t *testing.T) {
 	}
 	entries := 0
 	for _, name := range matches {
-		log, err := openIndexLog(name, 0)
+		log, err := openIndexLog(name, 0, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,13 +66,13 @@ func TestKafkaWrittenIndexes(t *testing.T) {
 }
 
 func TestMissingLogAndSlice(t *testing.T) {
-	_, err := openIndexLog(filepath.Join(t.TempDir(), "00000000000000000000.index"), 0)
+	_, err := openIndexLog(filepath.Join(t.TempDir(), "00000000000000000000.index"), 0, false)
 	var se *segment.Error
 	if !errors.Is(err, ErrMissingLog) || !errors.As(err, &se) || se.Offset != -1 {
 		t.Fatalf("missing log: %v", err)
 	}
 	matches, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "segments", "seed", "*", "00000000000000000000.index"))
-	log, err := openIndexLog(matches[0], 0)
+	log, err := openIndexLog(matches[0], 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestLogErrorsLocatedInTheLog(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "00000000000000000000.log"), raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	log, err := openIndexLog(name, 0)
+	log, err := openIndexLog(name, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
