@@ -34,12 +34,15 @@ func exists(format string, args ...any) error {
 // place. Without force an existing path is kept: the file is hard-linked
 // to path, which fails if path appeared meanwhile, so a file created
 // during the write is not clobbered either. The temporary file is removed
-// in every case.
+// in every case; one an earlier run left when it was killed is removed
+// first (cleanStale).
 func WriteFile(path string, force bool, fill func(*bufio.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	cleanStale(path)
+	tmp, err := os.CreateTemp(filepath.Dir(path), tmpPrefix(path)+"*")
 	if err != nil {
 		return err
 	}
+	lock(tmp)
 	name := tmp.Name()
 	defer os.Remove(name)
 	w := bufio.NewWriterSize(tmp, 1<<16)
@@ -75,7 +78,9 @@ func WriteFile(path string, force bool, fill func(*bufio.Writer) error) error {
 // it succeeds, syncs everything fill wrote and renames the directory to
 // dir. dir must not exist or be empty unless force is set; then the old
 // directory is moved aside, replaced and deleted. On any failure the
-// temporary directory is removed and dir is untouched.
+// temporary directory is removed and dir is untouched. The temporary
+// directory is locked while it is written, and what an earlier run killed
+// mid-write left beside dir is removed first (cleanStale).
 func WriteDir(dir string, force bool, fill func(tmp string) error) error {
 	if err := checkDir(dir, force); err != nil {
 		return err
@@ -84,9 +89,14 @@ func WriteDir(dir string, force bool, fill func(tmp string) error) error {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(dir))+".tmp-")
+	cleanStale(dir)
+	tmp, err := os.MkdirTemp(parent, tmpPrefix(dir))
 	if err != nil {
 		return err
+	}
+	if f, err := os.Open(tmp); err == nil {
+		lock(f)
+		defer f.Close()
 	}
 	err = fill(tmp)
 	if err == nil {

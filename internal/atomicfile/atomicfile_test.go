@@ -5,8 +5,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func writeString(s string) func(*bufio.Writer) error {
@@ -143,4 +145,62 @@ func TestWriteDir(t *testing.T) {
 	}
 	noTemps(t, root)
 	noTemps(t, filepath.Join(root, "sub"))
+}
+
+// A run killed mid-write (kill -9) leaves its temporary directory or file
+// beside the output; the next write removes it, and only it: not another
+// run's that is locked or newer than this process, nor a name kseg does
+// not write.
+func TestStaleTempsCleaned(t *testing.T) {
+	root := t.TempDir()
+	if !unlocked(filepath.Join(root, "none")) {
+		t.Skip("no advisory locks on " + runtime.GOOS + ": nothing is cleaned")
+	}
+	old := started.Add(-time.Hour)
+	mk := func(name string, dir bool) string {
+		p := filepath.Join(root, name)
+		if dir {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(p, "00000000000000000000.log"), []byte("x"), 0o644)
+		} else {
+			os.WriteFile(p, []byte("x"), 0o644)
+		}
+		os.Chtimes(p, old, old)
+		return p
+	}
+	stale := mk(".big.tmp-1234567", true)
+	staleOld := mk(".big.tmp-99.old", true)
+	staleFile := mk(".page.html.tmp-42", false)
+	notOurs := mk(".big.tmp-notdigits", true)
+	other := mk(".bigger.tmp-77", true)
+	fresh := mk(".big.tmp-555", true)
+	now := time.Now().Add(time.Minute)
+	os.Chtimes(fresh, now, now)
+	locked := mk(".big.tmp-888", true)
+	f, err := os.Open(locked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lock(f)
+	os.Chtimes(locked, old, old)
+
+	if err := WriteDir(filepath.Join(root, "big"), false, func(string) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(filepath.Join(root, "page.html"), false, writeString("<p>")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{stale, staleOld, staleFile} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s left behind", filepath.Base(p))
+		}
+	}
+	for _, p := range []string{notOurs, other, fresh, locked} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s removed: %v", filepath.Base(p), err)
+		}
+	}
 }
