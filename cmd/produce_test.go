@@ -108,3 +108,18 @@ func TestProduceInjectJSONWritesNothing(t *testing.T) {
 		t.Errorf("%s was written: %v", out, err)
 	}
 }
+
+// --force replaces what kseg produce wrote, and refuses, saying why, a
+// non-empty directory it did not write.
+func TestProduceForceRefusesForeignDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mine")
+	os.Mkdir(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "thesis.tex"), []byte("years of work"), 0o644)
+	_, stderr, code := runKseg(t, "produce", "--out", dir, "--records", "3", "--force")
+	if code != ExitUsage || !strings.Contains(stderr, "not written by kseg") {
+		t.Errorf("code %d, stderr %q", code, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "thesis.tex")); err != nil || string(b) != "years of work" {
+		t.Errorf("foreign directory replaced: %v", err)
+	}
+}

@@ -204,3 +204,36 @@ func TestStaleTempsCleaned(t *testing.T) {
 		}
 	}
 }
+
+// --force replaces a directory WriteDir wrote, never one it did not: a
+// broker's partition directory or a home directory given as --out stays.
+func TestForceKeepsForeignDir(t *testing.T) {
+	root := t.TempDir()
+	foreign := filepath.Join(root, "orders-0")
+	os.Mkdir(foreign, 0o755)
+	os.WriteFile(filepath.Join(foreign, "00000000000000000000.log"), []byte("theirs"), 0o644)
+	err := WriteDir(foreign, true, func(string) error { return nil })
+	if !errors.Is(err, ErrNotOurs) || !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), "not written by kseg") {
+		t.Errorf("--force on a foreign directory: %v", err)
+	}
+	if got := readString(t, filepath.Join(foreign, "00000000000000000000.log")); got != "theirs" {
+		t.Errorf("foreign directory changed: %q", got)
+	}
+	ents, _ := os.ReadDir(root)
+	if len(ents) != 1 {
+		t.Errorf("left beside it: %v", ents)
+	}
+	// What WriteDir wrote holds the marker and is replaced.
+	ours := filepath.Join(root, "ours")
+	for _, s := range []string{"one", "two"} {
+		if err := WriteDir(ours, true, func(tmp string) error { return os.WriteFile(filepath.Join(tmp, "f"), []byte(s), 0o644) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := readString(t, filepath.Join(ours, "f")); got != "two" {
+		t.Errorf("forced write: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(ours, Marker)); err != nil {
+		t.Error(err)
+	}
+}
