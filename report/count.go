@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,15 +62,40 @@ func CountJSON(w io.Writer, res []segment.PartitionStats, batchSize int) error {
 // CountText writes the count line of every partition and, with detail, a
 // table of the partitions' statistics (with a fill column when batchSize > 0).
 func CountText(w io.Writer, res []segment.PartitionStats, detail bool, batchSize int) error {
+	names := shownNames(res)
 	for i := range res {
 		s := res[i].Stats
-		fmt.Fprintln(w, CountLine(res[i].Name(), s.Batches, s.Records, s.RecordsPerBatch))
+		fmt.Fprintln(w, CountLine(names[i], s.Batches, s.Records, s.RecordsPerBatch))
 	}
 	if !detail {
 		return nil
 	}
 	fmt.Fprintln(w)
-	return countTable(w, res, batchSize)
+	return countTable(w, res, names, batchSize)
+}
+
+// shownNames are the partitions' names as the text output shows them: a
+// name that two partitions share (orders-0 under a/ and under b/) is
+// qualified with the partition's directory, so that the rows can be told
+// apart; every other name is shown as it is.
+func shownNames(res []segment.PartitionStats) []string {
+	seen := map[string]int{}
+	for i := range res {
+		seen[res[i].Name()]++
+	}
+	names := make([]string, len(res))
+	for i := range res {
+		name, dir := res[i].Name(), res[i].Dir
+		switch {
+		case seen[name] < 2 || dir == "":
+			names[i] = name
+		case filepath.Base(dir) == name:
+			names[i] = dir
+		default:
+			names[i] = name + " (" + dir + ")"
+		}
+	}
+	return names
 }
 
 func round(x float64, digits int) float64 {
@@ -110,7 +136,7 @@ func newCountObject(p *segment.PartitionStats, batchSize int) CountObject {
 	return o
 }
 
-func countTable(w io.Writer, res []segment.PartitionStats, batchSize int) error {
+func countTable(w io.Writer, res []segment.PartitionStats, names []string, batchSize int) error {
 	t := tablewriter.NewWriter(w)
 	head := []any{"partition", "batches", "records", "bytes", "avg rec", "min/max rec", "avg bytes"}
 	if batchSize > 0 {
@@ -120,7 +146,7 @@ func countTable(w io.Writer, res []segment.PartitionStats, batchSize int) error 
 	t.Header(head...)
 	for i := range res {
 		s := res[i].Stats
-		row := []any{res[i].Name(), s.Batches, s.Records, s.Bytes, fmt.Sprintf("%.2f", s.AvgRecords()),
+		row := []any{names[i], s.Batches, s.Records, s.Bytes, fmt.Sprintf("%.2f", s.AvgRecords()),
 			fmt.Sprintf("%d/%d", s.MinRecords, s.MaxRecords), fmt.Sprintf("%.0f", s.AvgBytes())}
 		if batchSize > 0 {
 			row = append(row, fmt.Sprintf("%.3f", s.Fill(batchSize)))
