@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -62,4 +63,30 @@ func TestCompletionAndVersion(t *testing.T) {
 	}
 	// The stamped form ("-X ...cmd.version=... -X ...cmd.commit=...") is
 	// checked on the real binary in TestBinary.
+}
+
+// --version says what the build recorded: the link-time stamps, else the
+// module version and VCS revision of the build info, and when there is
+// none, that there is none (not a bare "dev").
+func TestVersionFromBuildInfo(t *testing.T) {
+	vcs := &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261202064937-f8a8f1399eb4"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "f8a8f1399eb41cbc109a190f0c53093b02633b13"}, {Key: "vcs.modified", Value: "true"}}}
+	none := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}
+	for _, tc := range []struct {
+		v, c string
+		bi   *debug.BuildInfo
+		want string
+	}{
+		{"dev", "", vcs, "v0.0.0-20261202064937-f8a8f1399eb4 (commit f8a8f1399eb41cbc109a190f0c53093b02633b13-dirty)"},
+		{"v1.2.3", "abc", vcs, "v1.2.3 (commit abc-dirty)"},
+		{"dev", "", &debug.BuildInfo{Main: debug.Module{Version: "v1.0.0"}}, "v1.0.0"},
+		{"dev", "", none, "dev" + noVCS},
+	} {
+		if got := versionFrom(tc.v, tc.c, tc.bi, true); got != tc.want {
+			t.Errorf("versionFrom(%q, %q): %q, want %q", tc.v, tc.c, got, tc.want)
+		}
+	}
+	if got := versionFrom("dev", "", nil, false); got != "dev"+noVCS {
+		t.Errorf("no build info: %q", got)
+	}
 }
