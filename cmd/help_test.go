@@ -2,11 +2,13 @@ package cmd
 
 import (
 	"bytes"
+	"io"
 	"runtime/debug"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Every command, including help and completion and their sub-commands,
@@ -88,5 +90,42 @@ func TestVersionFromBuildInfo(t *testing.T) {
 	}
 	if got := versionFrom("dev", "", nil, false); got != "dev"+noVCS {
 		t.Errorf("no build info: %q", got)
+	}
+}
+
+// Shells complete the values of enumerated flags (cobra's __complete is
+// what the completion scripts call), on every command that has the flag.
+func TestFlagValueCompletion(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"count", "--format", ""}, "text\njson\n"},
+		{[]string{"audit", "--fail-on", "w"}, "warning\n"},
+		{[]string{"produce", "--compression", ""}, "none\ngzip\nsnappy\nlz4\nzstd\n"},
+		{[]string{"produce", "--acks", ""}, "all\n-1\n0\n1\n"},
+		{[]string{"explain", "--format", "j"}, "json\n"},
+		{[]string{"count", "--from", ""}, "earliest\nlatest\n"},
+	} {
+		out, _, code := runKseg(t, append([]string{"__complete"}, tc.args...)...)
+		want := tc.want + ":4\n" // ShellCompDirectiveNoFileComp
+		if code != 0 || out != want {
+			t.Errorf("__complete %q: exit %d, %q, want %q", tc.args, code, out, want)
+		}
+	}
+	// Every listed flag exists on some command.
+	seen := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) { seen[f.Name] = true })
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(newRoot(io.Discard, io.Discard))
+	for name := range flagValues {
+		if !seen[name] {
+			t.Errorf("flagValues lists --%s, which no command has", name)
+		}
 	}
 }

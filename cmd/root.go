@@ -85,6 +85,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		root.AddCommand(add())
 	}
 	source.AddRemote(root.PersistentFlags()) // lts:// and s3:// options, for every command
+	registerCompletions(root)
 	// cobra adds help and completion lazily; add them now to give them
 	// examples like every other command.
 	root.InitDefaultHelpCmd()
