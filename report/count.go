@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-
 	"github.com/kseg/kseg/segment"
 )
 
@@ -60,8 +58,9 @@ func CountJSON(w io.Writer, res []segment.PartitionStats, batchSize int) error {
 }
 
 // CountText writes the count line of every partition and, with detail, a
-// table of the partitions' statistics (with a fill column when batchSize > 0).
-func CountText(w io.Writer, res []segment.PartitionStats, detail bool, batchSize int) error {
+// table of the partitions' statistics (with a fill column when batchSize > 0)
+// drawn in style.
+func CountText(w io.Writer, res []segment.PartitionStats, detail bool, batchSize int, style TableStyle) error {
 	names := shownNames(res)
 	for i := range res {
 		s := res[i].Stats
@@ -71,7 +70,7 @@ func CountText(w io.Writer, res []segment.PartitionStats, detail bool, batchSize
 		return nil
 	}
 	fmt.Fprintln(w)
-	return countTable(w, res, names, batchSize)
+	return countTable(w, res, names, batchSize, style)
 }
 
 // shownNames are the partitions' names as the text output shows them: a
@@ -136,8 +135,8 @@ func newCountObject(p *segment.PartitionStats, batchSize int) CountObject {
 	return o
 }
 
-func countTable(w io.Writer, res []segment.PartitionStats, names []string, batchSize int) error {
-	t := tablewriter.NewWriter(w)
+func countTable(w io.Writer, res []segment.PartitionStats, names []string, batchSize int, style TableStyle) error {
+	t := newTable(w, style)
 	head := []any{"partition", "batches", "records", "bytes", "avg rec", "min/max rec", "avg bytes"}
 	if batchSize > 0 {
 		head = append(head, "fill")
