@@ -82,7 +82,7 @@ func runAudit(walk func([]string) ([]segment.Partition, error), coord audit.Coor
 	out := bufio.NewWriterSize(stdout, 64<<10)
 	held := spill.New(1 << 20) // the finding lines wait for the table: 1 MiB in memory, then a temporary file
 	defer held.Close()
-	text := report.NewAuditText(out, held)
+	text := report.NewAuditText(out, held, report.TableStyleFor(stdout))
 	fail := false
 	err = audit.Stream(parts, workers, opts, func(r *audit.Result) error {
 		if err := audit.CheckTransactions(context.Background(), r, coord); err != nil { // kafka:// partitions: the coordinators' view

@@ -44,6 +44,9 @@ type corruptCase struct {
 	ksegExit   int // 0 means 3
 	// locate replaces "<file>: at byte <errAt>:" where no byte applies.
 	locate string
+	// ksegLocate replaces locate in kseg's forms, which name no Java
+	// exception.
+	ksegLocate string
 }
 
 const (
@@ -155,7 +158,7 @@ var corruptCases = []corruptCase{
 			}
 			return []corruptFile{{"00000000000000000000.index", idx}, {seg0, realFile(t, bbLog)}}
 		}},
-	{name: "index-missing-log", locate: "00000000000000000000.index: java.nio.file.NoSuchFileException: ", keepExit: 3,
+	{name: "index-missing-log", locate: "00000000000000000000.index: java.nio.file.NoSuchFileException: ", ksegLocate: "00000000000000000000.index: no such file: ", keepExit: 3,
 		files: func(t testing.TB) []corruptFile {
 			return []corruptFile{{"00000000000000000000.index", make([]byte, 16)}}
 		}},
@@ -287,6 +290,10 @@ func TestCorruptFiles(t *testing.T) {
 					}
 				}
 				for form, r := range forms {
+					loc := loc
+					if form == "kseg" && c.ksegLocate != "" {
+						loc = c.ksegLocate
+					}
 					if bytes.Count(r.stderr, []byte(loc)) != 1 || bytes.Count(r.stderr, []byte("kseg: error: ")) > 1 {
 						t.Errorf("%s form: want one error line containing %q, got %q", form, loc, r.stderr)
 					}
@@ -317,6 +324,13 @@ func TestCorruptFiles(t *testing.T) {
 					if !bytes.Contains(keep.stdout, []byte(c.keepAfter)) {
 						t.Errorf("--keep-going did not continue to %q:\n%s", c.keepAfter, keep.stdout)
 					}
+				}
+			}
+			// Java's exception names are kafka-dump-log's words: kseg's own
+			// forms say what went wrong plainly.
+			for form, r := range map[string]runResult{"kseg": kseg, "--keep-going": keep} {
+				if bytes.Contains(r.stderr, []byte("java.")) {
+					t.Errorf("%s form names a Java exception: %q", form, r.stderr)
 				}
 			}
 			for n, s := range before {

@@ -142,11 +142,12 @@ func runCount(c *cobra.Command, f *countFlags, src *source.Set, args []string) e
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
+	style := report.TableStyleFor(c.OutOrStdout())
 	out := bufio.NewWriterSize(c.OutOrStdout(), 64<<10) // a line per partition
 	if f.out.json() {
 		err = report.CountJSON(out, res, f.batchSize)
 	} else {
-		err = report.CountText(out, res, f.detail, f.batchSize)
+		err = report.CountText(out, res, f.detail, f.batchSize, style)
 	}
 	if ferr := out.Flush(); err == nil {
 		err = ferr

@@ -206,3 +206,35 @@ func TestDiff(t *testing.T) {
 		t.Errorf("json: %s", out)
 	}
 }
+
+// Two partitions with the same name from different paths are told apart:
+// each line and table row is qualified with its directory; a name that
+// occurs once is shown as it is.
+func TestCountSameNameQualified(t *testing.T) {
+	seed := filepath.Join(goldens.Segments(t), "seed", "u05-small-0")
+	root := t.TempDir()
+	t.Chdir(root)
+	for _, d := range []string{"a/orders-0", "b/orders-0", "c/payments-0"} {
+		os.MkdirAll(d, 0o755)
+		b, err := os.ReadFile(filepath.Join(seed, "00000000000000000000.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(d, "00000000000000000000.log"), b, 0o644)
+	}
+	stdout, stderr, code := runKseg(t, "count", "--detail", "a/orders-0", "b/orders-0", "c/payments-0")
+	if code != 0 {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	lines := strings.Split(stdout, "\n")
+	for i, want := range []string{"a/orders-0: ", "b/orders-0: ", "payments-0: "} {
+		if !strings.HasPrefix(lines[i], want) {
+			t.Errorf("line %d: %q, want it to start with %q", i, lines[i], want)
+		}
+	}
+	for _, want := range []string{" a/orders-0 ", " b/orders-0 ", " payments-0 "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks a row %q:\n%s", want, stdout)
+		}
+	}
+}

@@ -128,14 +128,12 @@ func runDump(args []string, stdout, stderr io.Writer) (err error) {
 // did, and err is the exit.
 func dumpHelpOrVersion(a *dump.Args, stdout, stderr io.Writer) (done bool, err error) {
 	switch {
-	case a.ShortHelp:
+	case a.ShortHelp, a.Help:
+		// Help that was asked for is the output and a success, as for
+		// every other command (kafka-dump-log prints it on stderr and
+		// exits 1; kseg keeps Kafka's status only for real crashes).
 		fmt.Fprintf(stdout, "%s\n\nExamples:\n%s\n", dumpHelp, dumpExample)
 		return true, nil
-	case a.Help:
-		// kafka-dump-log prints its usage on stderr and exits 1; scripts that
-		// call kseg in its place see the same.
-		fmt.Fprintf(stderr, "%s\n\nExamples:\n%s\n", dumpHelp, dumpExample)
-		return true, silentExit(ExitKafkaCrash)
 	case a.Version:
 		// The kafka-dump-log release whose output kseg reproduces.
 		fmt.Fprintln(stdout, KafkaVersion)

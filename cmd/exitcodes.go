@@ -17,9 +17,9 @@ const (
 	ExitFindings ExitCode = 1 // a check failed, layouts differ, or findings at/above --fail-on
 	// ExitKafkaCrash is kafka-dump-log's own exit status for the same
 	// input: kseg dump in kafka-dump-log's form (--files) exits 1 where
-	// Kafka's tool crashes, and after --help, so scripts that call kseg in
-	// its place see what they saw. It is 1 like ExitFindings but means
-	// something else.
+	// Kafka's tool crashes, so scripts that call kseg in
+	// its place see what they saw (its --help is a success in kseg). It is
+	// 1 like ExitFindings but means something else.
 	ExitKafkaCrash ExitCode = 1
 	ExitUsage      ExitCode = 2
 	ExitBadInput   ExitCode = 3 // unreadable, truncated or corrupt input
@@ -38,8 +38,8 @@ type exitCodeInfo struct {
 var exitCodes = []exitCodeInfo{
 	{ExitOK, "ExitOK", "success"},
 	{ExitFindings, "ExitFindings", "a check failed (`count`), layouts differ (`diff`), findings at or above `--fail-on` (`audit`), a partition outside `--tolerance` (`produce --compare`), corrupt regions skipped (`dump --keep-going`), a producer snapshot with a bad CRC (`dump --format kseg\\|json`)"},
-	{ExitKafkaCrash, "ExitKafkaCrash", "kafka-dump-log's own exit status for the same input: a crash where kafka-dump-log crashes (`dump --files`), and `dump --help` (usage on stderr, like Kafka's tool)"},
-	{ExitUsage, "ExitUsage", "usage error: an unknown flag, command or `--format`, a bad value, a missing argument, an output that exists without `--force` (`produce --out`, `report --out`)"},
+	{ExitKafkaCrash, "ExitKafkaCrash", "kafka-dump-log's own exit status for the same input: a crash where kafka-dump-log crashes (`dump --files`)"},
+	{ExitUsage, "ExitUsage", "usage error: an unknown flag, command or `--format`, a bad value, a missing argument, an output that exists without `--force` (`produce --out`, `report --out`), a non-empty `produce --out` directory kseg did not write, even with `--force`"},
 	{ExitBadInput, "ExitBadInput", "unreadable, truncated or corrupt input; for `kafka://` sources also: missing topic or partition, unreachable broker, failed authentication or TLS verification, a partition that could not be read; `report` also when its HTML file cannot be written"},
 	{ExitInternal, "ExitInternal", "internal error in the reference producer: `kseg produce` could not write its output directory (creating, writing or renaming its files failed) or hit another error that is neither a bad setting nor bad input; `kseg explain --advice` could not run the reference producer on the inferred workload"},
 }

@@ -112,7 +112,7 @@ func TestExecuteCodesInTable(t *testing.T) {
 		{[]string{"count"}, ExitUsage},
 		{[]string{"count", missing}, ExitBadInput},
 		{[]string{"count", "--expect-histogram", "8x24", small}, ExitFindings},
-		{[]string{"dump", "--help"}, ExitKafkaCrash},
+		{[]string{"dump", "--help"}, ExitOK},
 		{[]string{"dump", junk}, ExitBadInput},
 		{[]string{"dump", "--files", junk}, ExitKafkaCrash},
 		{[]string{"dump", "--keep-going", junk}, ExitFindings},

@@ -2,10 +2,13 @@ package cmd
 
 import (
 	"bytes"
+	"io"
+	"runtime/debug"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Every command, including help and completion and their sub-commands,
@@ -35,15 +38,17 @@ func TestEveryCommandHasExample(t *testing.T) {
 	if n < 10 {
 		t.Errorf("walked %d commands", n)
 	}
-	// dump parses its own flags: -h prints the examples on stdout; --help
-	// behaves as kafka-dump-log's (usage on stderr, exit 1).
-	out, _, code := runKseg(t, "dump", "-h")
-	if code != 0 || !strings.Contains(out, "Examples:\n  kseg dump ") {
+	// dump parses its own flags: -h and --help print the same usage with
+	// the examples on stdout and exit 0, as every other command's help.
+	short, _, code := runKseg(t, "dump", "-h")
+	if code != 0 || !strings.Contains(short, "Examples:\n  kseg dump ") {
 		t.Errorf("kseg dump -h: exit %d, no examples", code)
 	}
-	out, errOut, code := runKseg(t, "dump", "--help")
-	if code != 1 || out != "" || !strings.Contains(errOut, "Examples:\n  kseg dump ") {
-		t.Errorf("kseg dump --help: exit %d, stdout %q, want usage on stderr and exit 1", code, out)
+	for _, args := range [][]string{{"dump", "--help"}, {"dump", "--files", "x.log", "--help"}} {
+		out, errOut, code := runKseg(t, args...)
+		if code != 0 || out != short || errOut != "" {
+			t.Errorf("kseg %v: exit %d, stdout %q, stderr %q, want -h's usage on stdout and exit 0", args, code, out, errOut)
+		}
 	}
 }
 
@@ -60,4 +65,67 @@ func TestCompletionAndVersion(t *testing.T) {
 	}
 	// The stamped form ("-X ...cmd.version=... -X ...cmd.commit=...") is
 	// checked on the real binary in TestBinary.
+}
+
+// --version says what the build recorded: the link-time stamps, else the
+// module version and VCS revision of the build info, and when there is
+// none, that there is none (not a bare "dev").
+func TestVersionFromBuildInfo(t *testing.T) {
+	vcs := &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261202064937-f8a8f1399eb4"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "f8a8f1399eb41cbc109a190f0c53093b02633b13"}, {Key: "vcs.modified", Value: "true"}}}
+	none := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}
+	for _, tc := range []struct {
+		v, c string
+		bi   *debug.BuildInfo
+		want string
+	}{
+		{"dev", "", vcs, "v0.0.0-20261202064937-f8a8f1399eb4 (commit f8a8f1399eb41cbc109a190f0c53093b02633b13-dirty)"},
+		{"v1.2.3", "abc", vcs, "v1.2.3 (commit abc-dirty)"},
+		{"dev", "", &debug.BuildInfo{Main: debug.Module{Version: "v1.0.0"}}, "v1.0.0"},
+		{"dev", "", none, "dev" + noVCS},
+	} {
+		if got := versionFrom(tc.v, tc.c, tc.bi, true); got != tc.want {
+			t.Errorf("versionFrom(%q, %q): %q, want %q", tc.v, tc.c, got, tc.want)
+		}
+	}
+	if got := versionFrom("dev", "", nil, false); got != "dev"+noVCS {
+		t.Errorf("no build info: %q", got)
+	}
+}
+
+// Shells complete the values of enumerated flags (cobra's __complete is
+// what the completion scripts call), on every command that has the flag.
+func TestFlagValueCompletion(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"count", "--format", ""}, "text\njson\n"},
+		{[]string{"audit", "--fail-on", "w"}, "warning\n"},
+		{[]string{"produce", "--compression", ""}, "none\ngzip\nsnappy\nlz4\nzstd\n"},
+		{[]string{"produce", "--acks", ""}, "all\n-1\n0\n1\n"},
+		{[]string{"explain", "--format", "j"}, "json\n"},
+		{[]string{"count", "--from", ""}, "earliest\nlatest\n"},
+	} {
+		out, _, code := runKseg(t, append([]string{"__complete"}, tc.args...)...)
+		want := tc.want + ":4\n" // ShellCompDirectiveNoFileComp
+		if code != 0 || out != want {
+			t.Errorf("__complete %q: exit %d, %q, want %q", tc.args, code, out, want)
+		}
+	}
+	// Every listed flag exists on some command.
+	seen := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) { seen[f.Name] = true })
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(newRoot(io.Discard, io.Discard))
+	for name := range flagValues {
+		if !seen[name] {
+			t.Errorf("flagValues lists --%s, which no command has", name)
+		}
+	}
 }

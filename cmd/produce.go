@@ -55,7 +55,8 @@ summary table is printed. Example:
    "sweep": {"linger-ms": [0, 5, 1000], "batch-size": [1024, 16384]}}
 
 Exit status: 0 ok, 1 with --compare a partition outside --tolerance, 2 usage
-(bad settings, --out not empty without --force), 3 bad input (a record too
+(bad settings, --out not empty without --force, or with --force not
+written by kseg), 3 bad input (a record too
 large, buffer.memory exhausted, unreadable values or --compare/--like log),
 4 the output could not be written or another internal error.`
 
@@ -279,14 +280,15 @@ func newProduceCmd() *cobra.Command {
 			}
 			w := cmd.OutOrStdout()
 			if r.runs == 1 && !r.dry {
+				// A usage error is found before anything is written.
+				if r.output.json() && len(cfg.Inject) > 0 {
+					return withCode(ExitUsage, errors.New("--json gives the model's batches; it cannot be combined with --inject"))
+				}
 				res, err := producer.Run(cfg, r.out, r.force)
 				if err != nil {
 					return produceErr(err)
 				}
 				if r.output.json() {
-					if len(cfg.Inject) > 0 {
-						return withCode(ExitUsage, errors.New("--json gives the model's batches; it cannot be combined with --inject"))
-					}
 					return report.ProduceJSON(w, cfg.Topic, res)
 				}
 				report.ProduceCounts(w, cfg.Topic, res)
@@ -306,7 +308,7 @@ func newProduceCmd() *cobra.Command {
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	fs.StringVarP(&r.out, "out", "o", "", "output directory (must not exist or be empty)")
-	fs.BoolVar(&r.force, "force", false, "replace a non-empty output directory")
+	fs.BoolVar(&r.force, "force", false, "replace a non-empty output directory that kseg wrote (it holds "+producer.OutputMarker+")")
 	fs.StringVar(&r.workload, "workload", "", "JSON file with settings, runs and sweeps")
 	fs.StringVar(&like, "like", "", "take settings and workload from a log: what kseg explain infers from PATH (flags given override)")
 	fs.IntVar(&r.runs, "runs", 1, "simulate N runs: print the median run and the range, write the median run and the envelope")

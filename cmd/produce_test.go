@@ -95,3 +95,31 @@ func TestProduceWorkload(t *testing.T) {
 		t.Errorf("unknown setting: code %d", code)
 	}
 }
+
+// --inject with --json is a usage error found before the run is written:
+// no directory is left behind and nothing is printed.
+func TestProduceInjectJSONWritesNothing(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "o")
+	stdout, stderr, code := runKseg(t, "produce", "--out", out, "--records", "200", "--batch-size", "1024", "--linger-ms", "1000", "--inject", "gap@2", "--json")
+	if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--inject") {
+		t.Errorf("code %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s was written: %v", out, err)
+	}
+}
+
+// --force replaces what kseg produce wrote, and refuses, saying why, a
+// non-empty directory it did not write.
+func TestProduceForceRefusesForeignDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mine")
+	os.Mkdir(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "thesis.tex"), []byte("years of work"), 0o644)
+	_, stderr, code := runKseg(t, "produce", "--out", dir, "--records", "3", "--force")
+	if code != ExitUsage || !strings.Contains(stderr, "not written by kseg") {
+		t.Errorf("code %d, stderr %q", code, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "thesis.tex")); err != nil || string(b) != "years of work" {
+		t.Errorf("foreign directory replaced: %v", err)
+	}
+}

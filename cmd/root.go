@@ -23,15 +23,28 @@ import (
 //	go build -ldflags "-X github.com/kseg/kseg/cmd.version=v0.1.0 -X github.com/kseg/kseg/cmd.commit=$(git rev-parse HEAD)"
 //
 // Otherwise they come from the build info: the module version for
-// `go install ...@version`, the VCS revision when built with -buildvcs.
+// `go install ...@version` (a pseudo-version naming the commit when built
+// in a git clone), the VCS revision when built with -buildvcs (the
+// default in a clone; a git worktree or -buildvcs=false records none).
 var (
 	version = "dev"
 	commit  = ""
 )
 
+// noVCS follows "dev" when the binary knows neither its version nor its
+// commit, so that a bug report says how the binary was built.
+const noVCS = " (no version or VCS revision in the build: built from a source tree without -buildvcs; see docs/development.md to stamp one)"
+
 func versionString() string {
-	v, c, dirty := version, commit, false
-	if bi, ok := debug.ReadBuildInfo(); ok {
+	bi, ok := debug.ReadBuildInfo()
+	return versionFrom(version, commit, bi, ok)
+}
+
+// versionFrom is --version's text from the link-time stamps v and c and,
+// where they are unset, the build info bi (ok: there is one).
+func versionFrom(v, c string, bi *debug.BuildInfo, ok bool) string {
+	dirty := false
+	if ok {
 		if v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			v = bi.Main.Version
 		}
@@ -45,6 +58,9 @@ func versionString() string {
 		}
 	}
 	if c == "" {
+		if v == "dev" {
+			return v + noVCS
+		}
 		return v
 	}
 	if dirty {
@@ -69,6 +85,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		root.AddCommand(add())
 	}
 	source.AddRemote(root.PersistentFlags()) // lts:// and s3:// options, for every command
+	registerCompletions(root)
 	// cobra adds help and completion lazily; add them now to give them
 	// examples like every other command.
 	root.InitDefaultHelpCmd()

@@ -9,8 +9,13 @@ import (
 )
 
 // ErrOutputExists matches the error returned when the output directory
-// exists and is not empty and force is not set.
+// exists and is not empty and force is not set, or force is set and the
+// directory holds no OutputMarker (kseg did not write it).
 var ErrOutputExists = atomicfile.ErrExists
+
+// OutputMarker is the file every output directory holds; force replaces
+// only a directory that holds it.
+const OutputMarker = atomicfile.Marker
 
 // Result is what a run wrote.
 type Result struct {

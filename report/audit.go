@@ -31,9 +31,9 @@ type Held interface {
 }
 
 // NewAuditText starts an audit's text output to w, holding the finding
-// lines in held.
-func NewAuditText(w io.Writer, held Held) *AuditText {
-	t := tablewriter.NewWriter(w)
+// lines in held; the table is drawn in style.
+func NewAuditText(w io.Writer, held Held, style TableStyle) *AuditText {
+	t := newTable(w, style)
 	t.Header("partition", "segments", "batches", "producers", "committed", "aborted", "open", "compacted", "findings")
 	return &AuditText{w: w, t: t, body: held}
 }

@@ -36,7 +36,7 @@ func TestAuditTextSpills(t *testing.T) {
 	var out bytes.Buffer
 	held := spill.New(1 << 20)
 	defer held.Close()
-	at := NewAuditText(&out, held)
+	at := NewAuditText(&out, held, Boxes)
 	for _, r := range results {
 		if err := at.Add(r); err != nil {
 			t.Fatal(err)
@@ -67,7 +67,7 @@ func TestAuditTextSpills(t *testing.T) {
 
 // auditTable writes the results through one AuditText.
 func auditTable(w io.Writer, results []*audit.Result) error {
-	t := NewAuditText(w, new(bytes.Buffer))
+	t := NewAuditText(w, new(bytes.Buffer), Boxes)
 	for _, r := range results {
 		if err := t.Add(r); err != nil {
 			return err

@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/olekukonko/tablewriter"
 
 	"github.com/kseg/kseg/segment"
 )
@@ -59,17 +58,43 @@ func CountJSON(w io.Writer, res []segment.PartitionStats, batchSize int) error {
 }
 
 // CountText writes the count line of every partition and, with detail, a
-// table of the partitions' statistics (with a fill column when batchSize > 0).
-func CountText(w io.Writer, res []segment.PartitionStats, detail bool, batchSize int) error {
+// table of the partitions' statistics (with a fill column when batchSize > 0)
+// drawn in style.
+func CountText(w io.Writer, res []segment.PartitionStats, detail bool, batchSize int, style TableStyle) error {
+	names := shownNames(res)
 	for i := range res {
 		s := res[i].Stats
-		fmt.Fprintln(w, CountLine(res[i].Name(), s.Batches, s.Records, s.RecordsPerBatch))
+		fmt.Fprintln(w, CountLine(names[i], s.Batches, s.Records, s.RecordsPerBatch))
 	}
 	if !detail {
 		return nil
 	}
 	fmt.Fprintln(w)
-	return countTable(w, res, batchSize)
+	return countTable(w, res, names, batchSize, style)
+}
+
+// shownNames are the partitions' names as the text output shows them: a
+// name that two partitions share (orders-0 under a/ and under b/) is
+// qualified with the partition's directory, so that the rows can be told
+// apart; every other name is shown as it is.
+func shownNames(res []segment.PartitionStats) []string {
+	seen := map[string]int{}
+	for i := range res {
+		seen[res[i].Name()]++
+	}
+	names := make([]string, len(res))
+	for i := range res {
+		name, dir := res[i].Name(), res[i].Dir
+		switch {
+		case seen[name] < 2 || dir == "":
+			names[i] = name
+		case filepath.Base(dir) == name:
+			names[i] = dir
+		default:
+			names[i] = name + " (" + dir + ")"
+		}
+	}
+	return names
 }
 
 func round(x float64, digits int) float64 {
@@ -110,8 +135,8 @@ func newCountObject(p *segment.PartitionStats, batchSize int) CountObject {
 	return o
 }
 
-func countTable(w io.Writer, res []segment.PartitionStats, batchSize int) error {
-	t := tablewriter.NewWriter(w)
+func countTable(w io.Writer, res []segment.PartitionStats, names []string, batchSize int, style TableStyle) error {
+	t := newTable(w, style)
 	head := []any{"partition", "batches", "records", "bytes", "avg rec", "min/max rec", "avg bytes"}
 	if batchSize > 0 {
 		head = append(head, "fill")
@@ -120,7 +145,7 @@ func countTable(w io.Writer, res []segment.PartitionStats, batchSize int) error 
 	t.Header(head...)
 	for i := range res {
 		s := res[i].Stats
-		row := []any{res[i].Name(), s.Batches, s.Records, s.Bytes, fmt.Sprintf("%.2f", s.AvgRecords()),
+		row := []any{names[i], s.Batches, s.Records, s.Bytes, fmt.Sprintf("%.2f", s.AvgRecords()),
 			fmt.Sprintf("%d/%d", s.MinRecords, s.MaxRecords), fmt.Sprintf("%.0f", s.AvgBytes())}
 		if batchSize > 0 {
 			row = append(row, fmt.Sprintf("%.3f", s.Fill(batchSize)))

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -93,7 +94,7 @@ func TestCountText(t *testing.T) {
 		{true, 1024, []string{"FILL", "0.293"}, nil},
 	} {
 		var buf bytes.Buffer
-		if err := CountText(&buf, countStats(), tc.detail, tc.batchSize); err != nil {
+		if err := CountText(&buf, countStats(), tc.detail, tc.batchSize, Boxes); err != nil {
 			t.Fatal(err)
 		}
 		out := buf.String()
@@ -110,6 +111,55 @@ func TestCountText(t *testing.T) {
 			if strings.Contains(out, n) {
 				t.Errorf("detail=%v batchSize=%d: unexpected %q in\n%s", tc.detail, tc.batchSize, n, out)
 			}
+		}
+	}
+}
+
+// Tables are ASCII unless written to a UTF-8 terminal: a pipe, a file or
+// the C locale get no box-drawing characters.
+func TestTableStyle(t *testing.T) {
+	var ascii, boxes bytes.Buffer
+	if err := CountText(&ascii, countStats(), true, 0, ASCII); err != nil {
+		t.Fatal(err)
+	}
+	if err := CountText(&boxes, countStats(), true, 0, Boxes); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range ascii.String() {
+		if r > 0x7f {
+			t.Fatalf("ASCII table holds %q:\n%s", r, ascii.String())
+		}
+	}
+	if !strings.Contains(ascii.String(), "+-") || !strings.Contains(boxes.String(), "┌") {
+		t.Errorf("styles:\n%s\n%s", ascii.String(), boxes.String())
+	}
+	var held bytes.Buffer
+	var audit bytes.Buffer
+	if err := NewAuditText(&audit, &held, ASCII).Flush(); err != nil || strings.ContainsAny(audit.String(), "│─┌") {
+		t.Errorf("audit table: %v\n%s", err, audit.String())
+	}
+	// A buffer or a pipe is no terminal.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if TableStyleFor(w) != ASCII || TableStyleFor(&held) != ASCII {
+		t.Error("a pipe or a buffer gets box-drawing characters")
+	}
+	for _, tc := range []struct {
+		env  map[string]string
+		utf8 bool
+	}{
+		{map[string]string{"LANG": "en_US.UTF-8"}, true},
+		{map[string]string{"LC_ALL": "C", "LANG": "en_US.UTF-8"}, false},
+		{map[string]string{"LC_CTYPE": "de_DE.utf8"}, true},
+		{map[string]string{"LANG": "C"}, false},
+		{map[string]string{}, false},
+	} {
+		if got := utf8Locale(func(k string) string { return tc.env[k] }); got != tc.utf8 {
+			t.Errorf("%v: UTF-8 %v, want %v", tc.env, got, tc.utf8)
 		}
 	}
 }

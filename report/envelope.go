@@ -207,8 +207,12 @@ func sweepMatrices(sb *strings.Builder, runs []Run) {
 		for _, ax := range plan.Axes {
 			names = append(names, ax.Flag)
 		}
-		fmt.Fprintf(sb, "<h2 id=\"sweep-%d\">Sweep: %s</h2>\n<p class=\"meta\">Rows: %s; columns: %s. Each cell: the median total batch count and records per batch over the partitions, with the range over the simulated runs (kseg produce --runs).</p>\n",
-			i, e(strings.Join(names, " × ")), e(plan.Axes[0].Flag), e(strings.Join(names[1:], " × ")))
+		axes := "Rows: " + plan.Axes[0].Flag
+		if len(names) > 1 { // a one-setting sweep has one column, its layout
+			axes += "; columns: " + strings.Join(names[1:], " × ")
+		}
+		fmt.Fprintf(sb, "<h2 id=\"sweep-%d\">Sweep: %s</h2>\n<p class=\"meta\">%s. Each cell: the median total batch count and records per batch over the partitions, with the range over the simulated runs (kseg produce --runs).</p>\n",
+			i, e(strings.Join(names, " × ")), e(axes))
 		fmt.Fprintf(sb, "<table class=\"matrix\"><tr><th>%s</th>", e(plan.Axes[0].Flag))
 		for _, c := range cols {
 			fmt.Fprintf(sb, "<th>%s</th>", e(c))

@@ -361,9 +361,17 @@ func auditTables(sb *strings.Builder, pd *PartitionData) {
 		return
 	}
 	a := &pd.Audit.Summary
-	fmt.Fprintf(sb, "<table class=\"audit\"><tr><th>producers</th><th>idempotent batches</th><th>committed</th><th>aborted</th><th>open</th><th>compacted</th><th>findings</th></tr>"+
-		"<tr><td class=n>%d</td><td class=n>%d</td><td class=n>%d</td><td class=n>%d</td><td class=n>%d</td><td>%v</td><td>%s</td></tr></table>\n",
-		a.Producers, a.IdempotentBatches, a.Committed, a.Aborted, a.Open, a.Compacted, e(auditCell(pd)))
+	// One row per figure, as the codec table: seven columns side by side
+	// did not fit a partition's cell and were clipped ("compac").
+	compacted := "no"
+	if a.Compacted {
+		compacted = "yes"
+	}
+	fmt.Fprintf(sb, "<table class=\"audit\"><tr><th>audit</th><th></th></tr>"+
+		"<tr><td>producers</td><td class=n>%d</td></tr><tr><td>idempotent batches</td><td class=n>%d</td></tr>"+
+		"<tr><td>committed</td><td class=n>%d</td></tr><tr><td>aborted</td><td class=n>%d</td></tr><tr><td>open</td><td class=n>%d</td></tr>"+
+		"<tr><td>compacted</td><td>%s</td></tr><tr><td>findings</td><td>%s</td></tr></table>\n",
+		a.Producers, a.IdempotentBatches, a.Committed, a.Aborted, a.Open, compacted, e(auditCell(pd)))
 	if len(pd.Audit.Producers) > 0 {
 		sb.WriteString("<table class=\"producers\"><tr><th>producer id</th><th>epoch</th><th>last sequence</th><th>last offset</th><th>batches</th></tr>")
 		for i, p := range pd.Audit.Producers {

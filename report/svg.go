@@ -138,36 +138,81 @@ func histogramBins(m map[int]int) []bin {
 	return out
 }
 
+// Approximate widths of a character of the chart's tick (11px) and value
+// (10px) labels, in viewBox units: enough to keep labels from overlapping.
+const tickCharW, valCharW = 6.5, 6.0
+
+// logRatio: when the tallest bar is this many times the shortest, the
+// histogram's y axis is logarithmic, so that the short bars stay visible.
+const logRatio = 50
+
 // histogramSVG draws the records-per-batch histogram, one bar per record
-// count (or per range of counts when there are many).
+// count (or per range of counts when there are many). When one count
+// dominates (logRatio) the y axis is logarithmic; x labels are thinned to
+// what fits the slots, and the bars' values are drawn where they fit.
 func histogramSVG(pd *PartitionData) string {
 	bins := histogramBins(pd.Stats.RecordsPerBatch)
 	var sb strings.Builder
-	ymax := 1
+	ymax, ymin := 1, 0
 	for _, b := range bins {
 		ymax = max(ymax, b.batches)
+		if ymin == 0 || b.batches < ymin {
+			ymin = b.batches
+		}
 	}
-	yt := intTicks(niceTicks(0, float64(ymax), 4))
-	y := scale{0, max(float64(ymax), yt[len(yt)-1]), padT + plotH, padT}
+	logY := ymin > 0 && ymax >= logRatio*ymin
+	var y scale
+	var yt []float64
+	ylabel := "batches"
+	height := func(v int) float64 { return float64(v) }
+	if logY {
+		// log10 of the count, from 0.5 batches (so a bar of 1 has height).
+		top := math.Ceil(math.Log10(float64(ymax)))
+		for e := 0.0; e <= top; e++ {
+			yt = append(yt, e)
+		}
+		y = scale{math.Log10(0.5), top, padT + plotH, padT}
+		ylabel = "batches (log scale)"
+		height = func(v int) float64 { return math.Log10(float64(v)) }
+	} else {
+		yt = intTicks(niceTicks(0, float64(ymax), 4))
+		y = scale{0, max(float64(ymax), yt[len(yt)-1]), padT + plotH, padT}
+	}
 	x := scale{0, float64(max(len(bins), 1)), padL, padL + plotW}
-	svgOpen(&sb, "histogram", pd.Name+" records per batch", x, y, nil, yt, "records per batch", "batches", nil)
+	if !logY {
+		svgOpen(&sb, "histogram", pd.Name+" records per batch", x, y, nil, yt, "records per batch", ylabel, nil)
+	} else {
+		svgOpen(&sb, "histogram", pd.Name+" records per batch", x, y, nil, nil, "records per batch", ylabel, nil)
+		for _, t := range yt { // 1, 10, 100, ... batches
+			py := y.at(t)
+			fmt.Fprintf(&sb, `<line class="grid" x1="%d" x2="%d" y1="%s" y2="%s"/><text class="tick" x="%d" y="%s" text-anchor="end">%s</text>`,
+				padL, padL+plotW, f1(py), f1(py), padL-4, f1(py+4), fmtNum(math.Pow(10, t)))
+		}
+	}
 	slot := float64(plotW) / float64(max(len(bins), 1))
 	bw := max(slot*0.8, 1)
-	every := max(1, len(bins)/15)
+	labels := make([]string, len(bins))
+	widest := 1
+	for i, b := range bins {
+		labels[i] = strconv.Itoa(b.lo)
+		if b.hi != b.lo {
+			labels[i] += "-" + strconv.Itoa(b.hi)
+		}
+		widest = max(widest, len(labels[i]))
+	}
+	// every: label one bin in every, so that labels are a gap apart.
+	every := max(1, int(math.Ceil((float64(widest)*tickCharW+4)/slot)))
 	for i, b := range bins {
 		px := x.at(float64(i)) + (slot-bw)/2
-		py := y.at(float64(b.batches))
-		label := strconv.Itoa(b.lo)
-		if b.hi != b.lo {
-			label += "-" + strconv.Itoa(b.hi)
-		}
+		py := y.at(height(b.batches))
+		label := labels[i]
 		fmt.Fprintf(&sb, `<rect class="bar" data-records="%s" data-batches="%d" x="%s" y="%s" width="%s" height="%s"><title>%s records: %d batches</title></rect>`,
 			label, b.batches, f1(px), f1(py), f1(bw), f1(float64(padT+plotH)-py), label, b.batches)
 		if i%every == 0 {
 			fmt.Fprintf(&sb, `<text class="tick" x="%s" y="%d" text-anchor="middle">%s</text>`, f1(px+bw/2), padT+plotH+14, label)
 		}
-		if len(bins) <= 20 {
-			fmt.Fprintf(&sb, `<text class="val" x="%s" y="%s" text-anchor="middle">%d</text>`, f1(px+bw/2), f1(py-3), b.batches)
+		if v := strconv.Itoa(b.batches); len(bins) <= 20 && float64(len(v))*valCharW <= slot {
+			fmt.Fprintf(&sb, `<text class="val" x="%s" y="%s" text-anchor="middle">%s</text>`, f1(px+bw/2), f1(py-3), v)
 		}
 	}
 	sb.WriteString("</svg>")
@@ -216,24 +261,45 @@ func timePoints(pd *PartitionData) []BatchPoint {
 	return out
 }
 
-// timeSVG draws batches over time: x the batch's max timestamp (ms after
-// the partition's first), y its record count. Linger gaps are empty
-// stretches between columns of points.
+// timeUnit is the unit the time axis counts in for a span of spanMs
+// milliseconds: ms up to 10 s, then s up to 10 min, min up to 3 h, then h,
+// so that ticks read "20 40 60 min", not "2M 4M ms".
+func timeUnit(spanMs float64) (name string, ms float64) {
+	switch {
+	case spanMs >= 3*3600e3:
+		return "h", 3600e3
+	case spanMs >= 10*60e3:
+		return "min", 60e3
+	case spanMs >= 10e3:
+		return "s", 1e3
+	}
+	return "ms", 1
+}
+
+// timeSVG draws batches over time: x the batch's max timestamp (after the
+// partition's first, in the unit timeUnit picks), y its record count.
+// Linger gaps are empty stretches between columns of points.
 func timeSVG(pd *PartitionData) string {
 	var sb strings.Builder
 	pts := timePoints(pd)
 	t0 := float64(max(pd.Stats.MinTimestamp, 0))
-	span := float64(max(pd.Stats.MaxTimestamp-pd.Stats.MinTimestamp, 0))
+	spanMs := float64(max(pd.Stats.MaxTimestamp-pd.Stats.MinTimestamp, 0))
+	unit, perUnit := timeUnit(spanMs)
+	span := spanMs / perUnit
 	x := scale{0, span, padL + 4, padL + plotW - 4}
+	xt := niceTicks(0, span, 6)
+	if unit == "ms" {
+		xt = intTicks(xt)
+	}
 	ymax := 1.0
 	for _, p := range pts {
 		ymax = max(ymax, float64(p.Records))
 	}
 	yt := intTicks(niceTicks(0, ymax, 4))
 	y := scale{0, max(ymax, yt[len(yt)-1]), padT + plotH, padT}
-	svgOpen(&sb, "time", pd.Name+" batches over time", x, y, intTicks(niceTicks(0, span, 6)), yt, "ms after first batch (max timestamp)", "records", nil)
+	svgOpen(&sb, "time", pd.Name+" batches over time", x, y, xt, yt, unit+" after first batch (max timestamp)", "records", nil)
 	for _, p := range pts {
-		rel := float64(p.MaxTimestamp) - t0
+		rel := (float64(p.MaxTimestamp) - t0) / perUnit
 		fmt.Fprintf(&sb, `<circle class="point" data-ts="%d" data-records="%d"%s cx="%s" cy="%s" r="3"/>`,
 			p.MaxTimestamp, p.Records, cutAttr(pd, p), f1(x.at(rel)), f1(y.at(float64(p.Records))))
 	}

@@ -29,17 +29,45 @@ func exists(format string, args ...any) error {
 	return &existsError{fmt.Sprintf(format, args...)}
 }
 
+// Marker is the file WriteDir puts in every directory it writes. --force
+// replaces a non-empty directory only when it holds one: a directory kseg
+// did not write (a broker's log directory, a home directory given by
+// mistake) is never deleted.
+const Marker = ".kseg-output"
+
+const markerText = "written by kseg; kseg produce --force may replace this directory\n"
+
+// ErrNotOurs matches (errors.Is) the error returned when --force would
+// replace a non-empty directory that holds no Marker; so does ErrExists.
+var ErrNotOurs = errors.New("not kseg's output")
+
+type notOursError struct{ dir string }
+
+func (e *notOursError) Error() string {
+	return fmt.Sprintf("%s: output directory exists and is not empty, and --force replaces only a directory kseg wrote (one holding %s); this one was not written by kseg, so it is kept: remove it yourself or choose another --out", e.dir, Marker)
+}
+func (e *notOursError) Unwrap() []error { return []error{ErrNotOurs, ErrExists} }
+
+// ours tells whether dir holds WriteDir's Marker.
+func ours(dir string) bool {
+	fi, err := os.Lstat(filepath.Join(dir, Marker))
+	return err == nil && fi.Mode().IsRegular()
+}
+
 // WriteFile writes path through a temporary file in the same directory:
 // fill writes the content, the file is synced, made 0644 and renamed into
 // place. Without force an existing path is kept: the file is hard-linked
 // to path, which fails if path appeared meanwhile, so a file created
 // during the write is not clobbered either. The temporary file is removed
-// in every case.
+// in every case; one an earlier run left when it was killed is removed
+// first (cleanStale).
 func WriteFile(path string, force bool, fill func(*bufio.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	cleanStale(path)
+	tmp, err := os.CreateTemp(filepath.Dir(path), tmpPrefix(path)+"*")
 	if err != nil {
 		return err
 	}
+	lock(tmp)
 	name := tmp.Name()
 	defer os.Remove(name)
 	w := bufio.NewWriterSize(tmp, 1<<16)
@@ -72,10 +100,13 @@ func WriteFile(path string, force bool, fill func(*bufio.Writer) error) error {
 }
 
 // WriteDir calls fill with a fresh temporary directory beside dir and, if
-// it succeeds, syncs everything fill wrote and renames the directory to
-// dir. dir must not exist or be empty unless force is set; then the old
-// directory is moved aside, replaced and deleted. On any failure the
-// temporary directory is removed and dir is untouched.
+// it succeeds, adds the Marker, syncs everything and renames the directory
+// to dir. dir must not exist or be empty unless force is set and dir holds
+// the Marker (WriteDir wrote it); then the old directory is moved aside,
+// replaced and deleted. On any failure the
+// temporary directory is removed and dir is untouched. The temporary
+// directory is locked while it is written, and what an earlier run killed
+// mid-write left beside dir is removed first (cleanStale).
 func WriteDir(dir string, force bool, fill func(tmp string) error) error {
 	if err := checkDir(dir, force); err != nil {
 		return err
@@ -84,11 +115,19 @@ func WriteDir(dir string, force bool, fill func(tmp string) error) error {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(dir))+".tmp-")
+	cleanStale(dir)
+	tmp, err := os.MkdirTemp(parent, tmpPrefix(dir))
 	if err != nil {
 		return err
 	}
+	if f, err := os.Open(tmp); err == nil {
+		lock(f)
+		defer f.Close()
+	}
 	err = fill(tmp)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(tmp, Marker), []byte(markerText), 0o644)
+	}
 	if err == nil {
 		err = os.Chmod(tmp, 0o755)
 	}
@@ -121,6 +160,8 @@ func checkDir(dir string, force bool) error {
 		return err
 	} else if !empty && !force {
 		return exists("%s: output directory exists and is not empty (use --force to replace it)", dir)
+	} else if !empty && !ours(dir) {
+		return &notOursError{dir}
 	}
 	return nil
 }
@@ -156,6 +197,9 @@ func placeDir(tmp, dir string, force bool) error {
 	}
 	if !force {
 		return exists("%s: output directory exists and is not empty", dir)
+	}
+	if !fi.IsDir() || !ours(dir) {
+		return &notOursError{dir}
 	}
 	old := tmp + ".old"
 	if err := os.Rename(dir, old); err != nil {

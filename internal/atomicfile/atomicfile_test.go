@@ -5,8 +5,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func writeString(s string) func(*bufio.Writer) error {
@@ -143,4 +145,95 @@ func TestWriteDir(t *testing.T) {
 	}
 	noTemps(t, root)
 	noTemps(t, filepath.Join(root, "sub"))
+}
+
+// A run killed mid-write (kill -9) leaves its temporary directory or file
+// beside the output; the next write removes it, and only it: not another
+// run's that is locked or newer than this process, nor a name kseg does
+// not write.
+func TestStaleTempsCleaned(t *testing.T) {
+	root := t.TempDir()
+	if !unlocked(filepath.Join(root, "none")) {
+		t.Skip("no advisory locks on " + runtime.GOOS + ": nothing is cleaned")
+	}
+	old := started.Add(-time.Hour)
+	mk := func(name string, dir bool) string {
+		p := filepath.Join(root, name)
+		if dir {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(p, "00000000000000000000.log"), []byte("x"), 0o644)
+		} else {
+			os.WriteFile(p, []byte("x"), 0o644)
+		}
+		os.Chtimes(p, old, old)
+		return p
+	}
+	stale := mk(".big.tmp-1234567", true)
+	staleOld := mk(".big.tmp-99.old", true)
+	staleFile := mk(".page.html.tmp-42", false)
+	notOurs := mk(".big.tmp-notdigits", true)
+	other := mk(".bigger.tmp-77", true)
+	fresh := mk(".big.tmp-555", true)
+	now := time.Now().Add(time.Minute)
+	os.Chtimes(fresh, now, now)
+	locked := mk(".big.tmp-888", true)
+	f, err := os.Open(locked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lock(f)
+	os.Chtimes(locked, old, old)
+
+	if err := WriteDir(filepath.Join(root, "big"), false, func(string) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(filepath.Join(root, "page.html"), false, writeString("<p>")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{stale, staleOld, staleFile} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s left behind", filepath.Base(p))
+		}
+	}
+	for _, p := range []string{notOurs, other, fresh, locked} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s removed: %v", filepath.Base(p), err)
+		}
+	}
+}
+
+// --force replaces a directory WriteDir wrote, never one it did not: a
+// broker's partition directory or a home directory given as --out stays.
+func TestForceKeepsForeignDir(t *testing.T) {
+	root := t.TempDir()
+	foreign := filepath.Join(root, "orders-0")
+	os.Mkdir(foreign, 0o755)
+	os.WriteFile(filepath.Join(foreign, "00000000000000000000.log"), []byte("theirs"), 0o644)
+	err := WriteDir(foreign, true, func(string) error { return nil })
+	if !errors.Is(err, ErrNotOurs) || !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), "not written by kseg") {
+		t.Errorf("--force on a foreign directory: %v", err)
+	}
+	if got := readString(t, filepath.Join(foreign, "00000000000000000000.log")); got != "theirs" {
+		t.Errorf("foreign directory changed: %q", got)
+	}
+	ents, _ := os.ReadDir(root)
+	if len(ents) != 1 {
+		t.Errorf("left beside it: %v", ents)
+	}
+	// What WriteDir wrote holds the marker and is replaced.
+	ours := filepath.Join(root, "ours")
+	for _, s := range []string{"one", "two"} {
+		if err := WriteDir(ours, true, func(tmp string) error { return os.WriteFile(filepath.Join(tmp, "f"), []byte(s), 0o644) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := readString(t, filepath.Join(ours, "f")); got != "two" {
+		t.Errorf("forced write: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(ours, Marker)); err != nil {
+		t.Error(err)
+	}
 }

@@ -6,9 +6,11 @@
 package collect
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/kseg/kseg/internal/audit"
@@ -101,11 +103,70 @@ func ResolveRuns(paths []string) ([]report.Run, error) {
 				runs = append(runs, report.Run{Name: e.Name(), Path: sub, Sweep: plan})
 			}
 		}
+		sortRuns(runs[n:], plan)
 		if len(runs) == n { // let segment.Partitions say what is wrong
 			runs = append(runs, report.Run{Name: name, Path: p})
 		}
 	}
 	return runs, nil
+}
+
+// sortRuns puts a sweep's runs in the sweep's order (its plan's, as the
+// workload listed the values), and runs the plan does not name after them
+// in natural order (linger-ms=5 before linger-ms=20 before linger-ms=100),
+// not in the directory's text order (0, 100, 20, 5).
+func sortRuns(runs []report.Run, plan *producer.SweepPlan) {
+	rank := map[string]int{}
+	if plan != nil {
+		for i, pt := range plan.Points {
+			rank[pt.Name] = i + 1
+		}
+	}
+	slices.SortStableFunc(runs, func(a, b report.Run) int {
+		ra, rb := rank[a.Name], rank[b.Name]
+		switch {
+		case ra > 0 && rb > 0:
+			return cmp.Compare(ra, rb)
+		case ra > 0:
+			return -1
+		case rb > 0:
+			return 1
+		}
+		return naturalCompare(a.Name, b.Name)
+	})
+}
+
+// naturalCompare orders a and b as text, except that runs of digits
+// compare as numbers ("5" < "20" < "100").
+func naturalCompare(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digits(a), digits(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if c := cmp.Compare(len(na), len(nb)); c != 0 {
+				return c
+			}
+			if c := strings.Compare(na, nb); c != 0 {
+				return c
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// digits is the length of s's leading run of ASCII digits.
+func digits(s string) int {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 func hasLogs(dir string) bool {

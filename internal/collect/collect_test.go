@@ -1,6 +1,9 @@
 package collect
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kseg/kseg/producer"
@@ -69,5 +72,49 @@ func TestCollectKeepsPageFindings(t *testing.T) {
 	}
 	if pd.FindingsTotal != 66 || len(pd.Audit.Findings) != report.TableFindings || len(pd.Marks) != 66 {
 		t.Errorf("total %d, kept %d, marks %d: want 66, %d, 66", pd.FindingsTotal, len(pd.Audit.Findings), len(pd.Marks), report.TableFindings)
+	}
+}
+
+// A sweep's runs come in the sweep's order, or in natural order where the
+// plan does not name them: never the directory's text order 0, 100, 20, 5.
+func TestSweepRunsInOrder(t *testing.T) {
+	names := func(runs []report.Run) string {
+		var s []string
+		for _, r := range runs {
+			s = append(s, r.Name)
+		}
+		return strings.Join(s, " ")
+	}
+	var runs []report.Run
+	for _, n := range []string{"linger-ms=0", "linger-ms=100", "linger-ms=20", "linger-ms=5"} {
+		runs = append(runs, report.Run{Name: n})
+	}
+	sortRuns(runs, nil)
+	if got, want := names(runs), "linger-ms=0 linger-ms=5 linger-ms=20 linger-ms=100"; got != want {
+		t.Errorf("natural order: %s, want %s", got, want)
+	}
+	plan := &producer.SweepPlan{Points: []producer.SweepPoint{{Name: "linger-ms=100"}, {Name: "linger-ms=0"}}}
+	sortRuns(runs, plan)
+	if got, want := names(runs), "linger-ms=100 linger-ms=0 linger-ms=5 linger-ms=20"; got != want {
+		t.Errorf("plan order: %s, want %s", got, want)
+	}
+	// Through ResolveRuns, on a directory whose listing is in text order.
+	root := t.TempDir()
+	seed := filepath.Join("..", "..", "testdata", "segments", "seed", "u05-small-0", "00000000000000000000.log")
+	b, err := os.ReadFile(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"0", "100", "20", "5"} {
+		d := filepath.Join(root, "linger-ms="+n, "t-0")
+		os.MkdirAll(d, 0o755)
+		os.WriteFile(filepath.Join(d, "00000000000000000000.log"), b, 0o644)
+	}
+	got, err := ResolveRuns([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, want := names(got), "linger-ms=0 linger-ms=5 linger-ms=20 linger-ms=100"; s != want {
+		t.Errorf("ResolveRuns: %s, want %s", s, want)
 	}
 }

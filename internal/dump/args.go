@@ -35,7 +35,7 @@ type Args struct {
 	ShareState               bool // --share-group-state-decoder
 	AllFiles                 bool // with directories, indexes and snapshots too
 	Quiet                    bool
-	Help                     bool // --help: kafka-dump-log prints usage on stderr and exits 1
+	Help                     bool // --help: usage on stdout, exit 0 (kafka-dump-log: stderr, exit 1)
 	ShortHelp                bool // -h: kseg's help on stdout
 	Version                  bool
 	// RemoteOpts are kseg's remote-source options (--rsa-key FILE,

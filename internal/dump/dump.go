@@ -56,6 +56,8 @@ type DumpOptions struct {
 	// KafkaTail (--files) keeps Kafka's verdict on a log whose framing
 	// stops before its end: "Found N invalid bytes at the end", exit 0,
 	// even when valid batches follow. kseg's forms fail there instead.
+	// It also keeps Kafka's exception names in the errors of index checks
+	// (java.nio.file.NoSuchFileException); kseg's forms say them plainly.
 	KafkaTail       bool
 	MaxDecompressed int
 	Progress        *report.Progress // told of every batch read; nil for none

@@ -15,7 +15,7 @@ func (d *Dumper) dumpIndex(name string) error {
 	if _, err := baseOffsetOf(name); err != nil {
 		return err
 	}
-	log, err := openIndexLog(name, d.opts.MaxDecompressed)
+	log, err := openIndexLog(name, d.opts.MaxDecompressed, d.opts.KafkaTail)
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func (d *Dumper) dumpTimeIndex(name string) error {
 	if _, err := baseOffsetOf(name); err != nil {
 		return err
 	}
-	log, err := openIndexLog(name, d.opts.MaxDecompressed)
+	log, err := openIndexLog(name, d.opts.MaxDecompressed, d.opts.KafkaTail)
 	if err != nil {
 		return err
 	}

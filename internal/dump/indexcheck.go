@@ -39,6 +39,8 @@ type indexLog struct {
 	br   batch.BatchReader
 	dec  batch.Decompressor
 	raw  []byte
+	// kafka words errors as kafka-dump-log's exceptions (--files).
+	kafka bool
 }
 
 // companion is the file beside name with the same base offset and the
@@ -58,20 +60,26 @@ func companion(name, suffix string) string {
 var ErrMissingLog = errors.New("index without its .log")
 
 // missingLogError is Kafka's NoSuchFileException for an index's log; it
-// matches ErrMissingLog and the cause from opening the log.
+// matches ErrMissingLog and the cause from opening the log. Kafka's
+// exception name is kept in its form (kafka); kseg's forms say it plainly.
 type missingLogError struct {
 	log   string
 	cause error
+	kafka bool
 }
 
 func (e *missingLogError) Error() string {
-	return "java.nio.file.NoSuchFileException: " + e.log + " (an index cannot be checked without its .log)"
+	if e.kafka {
+		return "java.nio.file.NoSuchFileException: " + e.log + " (an index cannot be checked without its .log)"
+	}
+	return "no such file: " + e.log + " (an index cannot be checked without its .log)"
 }
 func (e *missingLogError) Unwrap() []error { return []error{ErrMissingLog, e.cause} }
 
 // openIndexLog opens the companion .log of the index file name. Kafka crashes
-// with NoSuchFileException when it is missing; the error says so.
-func openIndexLog(name string, maxDecompressed int) (*indexLog, error) {
+// with NoSuchFileException when it is missing; the error says so, in
+// Kafka's words when kafka is set (--files).
+func openIndexLog(name string, maxDecompressed int, kafka bool) (*indexLog, error) {
 	p := companion(name, ".log")
 	// rfile, not os.Open: a FIFO named like the .log would block the open.
 	f, info, err := rfile.OpenInfo(p)
@@ -79,13 +87,13 @@ func openIndexLog(name string, maxDecompressed int) (*indexLog, error) {
 		return nil, &segment.Error{File: p, Offset: -1, Err: err}
 	}
 	if err != nil {
-		return nil, &segment.Error{File: name, Offset: -1, Err: &missingLogError{p, err}}
+		return nil, &segment.Error{File: name, Offset: -1, Err: &missingLogError{p, err, kafka}}
 	}
 	if info.Dir {
 		f.Close()
 		return nil, &segment.Error{File: p, Offset: -1, Err: segment.ErrIsDirectory}
 	}
-	l := &indexLog{name: filepath.Join(filepath.Dir(name), filepath.Base(p)), f: f, size: info.Size}
+	l := &indexLog{name: filepath.Join(filepath.Dir(name), filepath.Base(p)), f: f, size: info.Size, kafka: kafka}
 	l.dec.Max = maxDecompressed
 	l.br.Decompressor.Max = maxDecompressed
 	return l, nil
@@ -154,7 +162,11 @@ func (l *indexLog) BatchAt(pos int64, window int) (*indexedBatch, error) {
 		if err := st.Err(); err != nil {
 			return nil, l.streamErr(pos, err)
 		}
-		return nil, &segment.Error{File: l.name, Offset: pos, Err: errors.New("java.util.NoSuchElementException: no whole batch at the indexed position")}
+		msg := "no whole batch at the indexed position"
+		if l.kafka {
+			msg = "java.util.NoSuchElementException: " + msg
+		}
+		return nil, &segment.Error{File: l.name, Offset: pos, Err: errors.New(msg)}
 	}
 	return l.entry(pos, st.Batch())
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kseg/kseg/index"
@@ -21,7 +22,7 @@ func TestKafkaWrittenIndexes(t *testing.T) {
 	}
 	entries := 0
 	for _, name := range matches {
-		log, err := openIndexLog(name, 0)
+		log, err := openIndexLog(name, 0, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,13 +67,13 @@ func TestKafkaWrittenIndexes(t *testing.T) {
 }
 
 func TestMissingLogAndSlice(t *testing.T) {
-	_, err := openIndexLog(filepath.Join(t.TempDir(), "00000000000000000000.index"), 0)
+	_, err := openIndexLog(filepath.Join(t.TempDir(), "00000000000000000000.index"), 0, false)
 	var se *segment.Error
 	if !errors.Is(err, ErrMissingLog) || !errors.As(err, &se) || se.Offset != -1 {
 		t.Fatalf("missing log: %v", err)
 	}
 	matches, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "segments", "seed", "*", "00000000000000000000.index"))
-	log, err := openIndexLog(matches[0], 0)
+	log, err := openIndexLog(matches[0], 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestLogErrorsLocatedInTheLog(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "00000000000000000000.log"), raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	log, err := openIndexLog(name, 0)
+	log, err := openIndexLog(name, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,5 +126,27 @@ func TestLogErrorsLocatedInTheLog(t *testing.T) {
 	}
 	if se.File != filepath.Join(dir, "00000000000000000000.log") || se.Offset != starts[2]+8 {
 		t.Errorf("error located at %s byte %d, want the .log at byte %d (the size field): %v", se.File, se.Offset, starts[2]+8, err)
+	}
+}
+
+// No whole batch at an indexed position: Kafka's NoSuchElementException in
+// its form (--files), plain words in kseg's.
+func TestNoBatchAtPositionWording(t *testing.T) {
+	matches, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "segments", "seed", "*", "00000000000000000000.index"))
+	for _, kafka := range []bool{false, true} {
+		log, err := openIndexLog(matches[0], 0, kafka)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = log.BatchAt(log.Size(), 100)
+		log.Close()
+		if err == nil || !strings.Contains(err.Error(), "no whole batch at the indexed position") ||
+			strings.Contains(err.Error(), "java.util.NoSuchElementException") != kafka {
+			t.Errorf("kafka form %v: %v", kafka, err)
+		}
+	}
+	_, err := openIndexLog(filepath.Join(t.TempDir(), "00000000000000000000.index"), 0, true)
+	if err == nil || !strings.Contains(err.Error(), "java.nio.file.NoSuchFileException: ") {
+		t.Errorf("kafka form, missing log: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"testing"
@@ -196,8 +197,12 @@ func TestSweepAgainstModel(t *testing.T) {
 	// missed; 23 of the 53 others are the open last batches of runs sent in
 	// one millisecond, linger or flush as linger.ms, which the log does not
 	// bound, says). The floor is the target.
-	if pct < minAgreement {
-		t.Errorf("agreement %.2f%% < %.1f%%", pct, minAgreement)
+	floor := minAgreement
+	if testing.Short() {
+		floor = shortFloor(minAgreement, total)
+	}
+	if pct < floor {
+		t.Errorf("agreement %.2f%% < %.2f%% (%d decidable batches)", pct, floor, total)
 	}
 	if lMisses+lOpenMisses > maxLingerMisses {
 		t.Errorf("%d linger.ms intervals miss the true value, want at most %d", lMisses+lOpenMisses, maxLingerMisses)
@@ -205,6 +210,21 @@ func TestSweepAgainstModel(t *testing.T) {
 	if misses > maxMisses {
 		t.Errorf("%d batch.size intervals miss the true value, want at most %d", misses, maxMisses)
 	}
+}
+
+// shortFloor is the agreement a sample of n decidable batches supports
+// when the full sweep meets target (a percentage): the target less three
+// standard errors of a proportion at the target, sqrt(p(1-p)/n). -short
+// runs every fifth setting, about 1,160 decidable batches against the full
+// sweep's 6,830, so one setting's few misses move its rate by tenths of a
+// percent (98.97% on 2026-12-02 while the full sweep measured 99.22%): the
+// short floor is about 98.1%. The full sweep keeps the target.
+func shortFloor(target float64, n int) float64 {
+	if n <= 0 {
+		return target
+	}
+	p := target / 100
+	return target - 300*math.Sqrt(p*(1-p)/float64(n))
 }
 
 // idealSweep: the sweep runs the model's ideal (instantaneous) threads,

@@ -63,6 +63,32 @@ func build() {
 	}
 }
 
+// PathVCS builds kseg as `go build -buildvcs=true` does in a git clone,
+// with no link-time stamps, and returns the binary's path and the module
+// root. It skips t where the go command records no VCS information: the
+// root is not the top of a git clone (a git worktree's .git is a file,
+// which the go command does not stamp from).
+func PathVCS(t testing.TB) (bin, root string) {
+	t.Helper()
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(root, ".git")); err != nil || !fi.IsDir() {
+		t.Skip("not built in a git clone: the go command records no VCS revision")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	bin = filepath.Join(t.TempDir(), "kseg-vcs")
+	c := exec.Command("go", "build", "-buildvcs=true", "-o", bin, ".")
+	c.Dir = root
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("go build -buildvcs=true: %v\n%s", err, out)
+	}
+	return bin, root
+}
+
 // moduleRoot asks the go command for the directory of go.mod, so the
 // build works from any package directory.
 func moduleRoot() (string, error) {
