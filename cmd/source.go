@@ -56,7 +56,7 @@ func openSource(opts source.Options) (src *source.Set, done func(*error)) {
 }
 
 // takeWireArgs removes the kafka:// flags from dump's argument list (which
-// dumpargs parses as kafka-dump-log's) and gives the options they set.
+// internal/dump parses as kafka-dump-log's) and gives the options they set.
 func takeWireArgs(args []string) ([]string, source.Options, error) {
 	fs := pflag.NewFlagSet("dump", pflag.ContinueOnError)
 	w := &source.Flags{}

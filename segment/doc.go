@@ -21,9 +21,11 @@
 //   - Errors: every failure carries its place as a *located.Error (Error
 //     here); the causes are this package's sentinels (ErrRecordSize,
 //     ErrNotLog, ...) and package batch's, for errors.Is.
-//   - Extension: RegisterScheme and NewRemotePartition let a package that
-//     reads from a cluster or a remote store make "scheme://..." arguments
-//     into partitions whose segments supply their own bytes (Segment.Open).
+//   - Extension: PartitionsVia takes a resolver for arguments that are not
+//     local paths, and NewRemotePartition lets that resolver (one that reads
+//     from a cluster or a remote store) make partitions whose segments supply
+//     their own bytes (Segment.Open). There is no registry: the caller owns
+//     its resolver and whatever clients it holds.
 //
 // Nothing outside this package frames bytes into entries; the scanner that
 // does it is unexported.
