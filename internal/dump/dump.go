@@ -564,7 +564,11 @@ func appendBool(b []byte, v bool) []byte { return strconv.AppendBool(b, v) }
 // batchLine prints printBatchLevel's line.
 func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 	if d.json != nil {
-		return d.json.batch(name, e, raw, d.opts.shown)
+		shown := d.opts.shown
+		if !d.opts.DeepIteration && !d.opts.PrintDataLog {
+			shown = offsetRange{} // no records follow, so none are left out: as the text form
+		}
+		return d.json.batch(name, e, raw, shown)
 	}
 	b := d.line[:0]
 	var (
