@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -84,8 +85,37 @@ func newDumpCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error {
 			return runDump(args, c.OutOrStdout(), c.ErrOrStderr())
 		},
+		// dump parses its own flags (kafka-dump-log's), so cobra never
+		// sees them and registerCompletions cannot reach them: complete
+		// the value of an enumerated flag here, and paths otherwise.
+		ValidArgsFunction: func(_ *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+			if len(args) == 0 {
+				return nil, cobra.ShellCompDirectiveDefault
+			}
+			values, ok := dumpFlagValues[args[len(args)-1]]
+			if !ok {
+				return nil, cobra.ShellCompDirectiveDefault
+			}
+			var out []string
+			for _, v := range values {
+				if strings.HasPrefix(v, prefix) {
+					out = append(out, v)
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		},
 	}
 	return c
+}
+
+// dumpFlagValues are the values shells complete for dump's enumerated
+// flags (its help lists the same).
+var dumpFlagValues = map[string][]string{
+	"--format":         {formatText, "kseg", formatJSON},
+	"--key-decoder":    {"string", "int", "long", "hex", "base64", "none"},
+	"--value-decoder":  {"string", "int", "long", "hex", "base64", "none"},
+	"--from":           flagValues["from"],
+	"--sasl-mechanism": flagValues["sasl-mechanism"],
 }
 
 func runDump(args []string, stdout, stderr io.Writer) (err error) {

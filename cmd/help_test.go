@@ -106,6 +106,10 @@ func TestFlagValueCompletion(t *testing.T) {
 		{[]string{"produce", "--acks", ""}, "all\n-1\n0\n1\n"},
 		{[]string{"explain", "--format", "j"}, "json\n"},
 		{[]string{"count", "--from", ""}, "earliest\nlatest\n"},
+		// dump parses its own flags; its values complete all the same
+		{[]string{"dump", "--format", ""}, "text\nkseg\njson\n"},
+		{[]string{"dump", "x.log", "--value-decoder", "s"}, "string\n"},
+		{[]string{"dump", "--from", "e"}, "earliest\n"},
 	} {
 		out, _, code := runKseg(t, append([]string{"__complete"}, tc.args...)...)
 		want := tc.want + ":4\n" // ShellCompDirectiveNoFileComp

@@ -88,6 +88,9 @@ type Dumper struct {
 	f       formatter
 	offsets offsetTrack // f's record offsets, for nonConsecutive
 	workers int         // formatting goroutines for a large log (1: sequential)
+	// peakHeld is the most entry bytes the chunks of a parallel dump held
+	// at once (tests check it against inFlightBytes).
+	peakHeld int
 	// findings are located errors Kafka reports without stopping (a
 	// producer snapshot with a bad CRC); kseg's own form exits non-zero.
 	findings []error

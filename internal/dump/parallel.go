@@ -35,6 +35,17 @@ var (
 	// the output of the batches before the one that did, and the writer
 	// formats the rest itself, straight to the output, in file order.
 	chunkOutput = 8 << 20
+	// minRecordLine is fewer bytes than any record line of any form
+	// prints: a v2 batch whose records would pass a chunk's output cap by
+	// this count alone is left to the writer without being decoded, so a
+	// worker never holds the decompressed records of a batch whose output
+	// it could not keep (a v2 gzip batch of 6 M records inflates to 66 MB).
+	minRecordLine = 16
+	// inFlightBytes bounds the entries' bytes held by the chunks in
+	// flight: the reader takes a new chunk only while they hold less
+	// (one chunk always may), so a log of large batches holds a few of
+	// them, not 2 * GOMAXPROCS + 1.
+	inFlightBytes = 32 << 20
 )
 
 // parallel says whether to format st's batches on several goroutines: more
@@ -141,6 +152,10 @@ func (f *formatter) format(name string, c *dumpChunk, deep bool) {
 		b := &c.batches[i]
 		raw := c.data[start:c.ends[i]]
 		start = c.ends[i]
+		if deep && !b.IsLegacy() && int64(max(b.Header.RecordCount, 0))*int64(minRecordLine) > int64(c.out.limit-len(c.out.b)) {
+			c.resume = i
+			return
+		}
 		mark, offs, gaps := len(c.out.b), c.offsets, len(c.offsets.gaps)
 		err := f.batchLine(name, b, raw)
 		if err == nil && deep {
@@ -206,13 +221,15 @@ func (d *Dumper) dumpParallel(name string, st *segment.Stream) error {
 	var wg sync.WaitGroup
 	d.startFormatters(&wg, name, deep, work, &stop)
 	written := make(chan error, 1)
-	go func() { written <- d.writeChunks(name, abs, deep, order, free, &stop) }()
+	held := newByteBudget(inFlightBytes)
+	go func() { written <- d.writeChunks(name, abs, deep, order, free, held, &stop) }()
 
-	rerr := d.readChunks(st, free, work, order, &stop)
+	rerr := d.readChunks(st, free, work, order, held, &stop)
 	close(work)
 	close(order)
 	werr := <-written
 	wg.Wait()
+	d.peakHeld = max(d.peakHeld, held.peak)
 	if werr != nil {
 		return werr
 	}
@@ -264,7 +281,7 @@ func (d *Dumper) newChunkFormatter() *formatter {
 // order, joins their record offsets into the summary, and returns each to
 // free. At a chunk's error it sets stop, writes nothing more, and returns
 // that error once order is closed.
-func (d *Dumper) writeChunks(name, abs string, deep bool, order <-chan *dumpChunk, free chan<- *dumpChunk, stop *atomic.Bool) error {
+func (d *Dumper) writeChunks(name, abs string, deep bool, order <-chan *dumpChunk, free chan<- *dumpChunk, held *byteBudget, stop *atomic.Bool) error {
 	var err error
 	last := int64(-1)
 	join := func(t *offsetTrack) {
@@ -295,17 +312,57 @@ func (d *Dumper) writeChunks(name, abs string, deep bool, order <-chan *dumpChun
 				stop.Store(true)
 			}
 		}
+		held.release(len(c.data))
 		c.reset()
 		free <- c
 	}
 	return err
 }
 
+// byteBudget counts the entries' bytes the chunks in flight hold; take
+// waits while they hold limit or more, unless none is held.
+type byteBudget struct {
+	mu    sync.Mutex
+	cond  *sync.Cond
+	held  int
+	limit int
+	peak  int
+}
+
+func newByteBudget(limit int) *byteBudget {
+	b := &byteBudget{limit: limit}
+	b.cond = sync.NewCond(&b.mu)
+	return b
+}
+
+// wait blocks until the chunks in flight hold less than the limit.
+func (b *byteBudget) wait() {
+	b.mu.Lock()
+	for b.held >= b.limit {
+		b.cond.Wait()
+	}
+	b.mu.Unlock()
+}
+
+func (b *byteBudget) take(n int) {
+	b.mu.Lock()
+	b.held += n
+	b.peak = max(b.peak, b.held)
+	b.mu.Unlock()
+}
+
+func (b *byteBudget) release(n int) {
+	b.mu.Lock()
+	b.held -= n
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
 // readChunks frames st's batches into chunks from free and hands each
 // full chunk (and the last) to work and, in the same order, to order. It
 // stops early when stop is set or a batch's bytes cannot be read, and
 // returns that error.
-func (d *Dumper) readChunks(st *segment.Stream, free <-chan *dumpChunk, work, order chan<- *dumpChunk, stop *atomic.Bool) error {
+func (d *Dumper) readChunks(st *segment.Stream, free <-chan *dumpChunk, work, order chan<- *dumpChunk, held *byteBudget, stop *atomic.Bool) error {
 	var c *dumpChunk
 	var rerr error
 	for !stop.Load() && st.Next() {
@@ -317,16 +374,19 @@ func (d *Dumper) readChunks(st *segment.Stream, free <-chan *dumpChunk, work, or
 			break
 		}
 		if c == nil {
+			held.wait()
 			c = <-free
 		}
 		c.add(b, raw)
 		if c.full() {
+			held.take(len(c.data))
 			work <- c
 			order <- c
 			c = nil
 		}
 	}
 	if c != nil {
+		held.take(len(c.data))
 		work <- c
 		order <- c
 	}

@@ -62,6 +62,16 @@ func TestMissingTieredObject(t *testing.T) {
 		if code != 3 || !strings.Contains(stderr, "s3://b/"+mains[1]+"."+suffix) || !strings.Contains(stderr, "missing object") || strings.Count(stderr, "kseg: error:") != 1 || !strings.Contains(stderr, "kseg: hint: list the segment's objects") {
 			t.Errorf("no .%s: exit %d, stdout %s, stderr %s", suffix, code, got, stderr)
 		}
+		// Commands that go on past damage do not go on past a missing
+		// object: it is a read failure (exit 3), not a corrupt region or
+		// a finding, under audit and dump --keep-going alike.
+		for _, cmd := range [][]string{{"audit"}, {"dump", "--keep-going"}, {"explain"}} {
+			out, stderr, code := kseg(t, append(cmd, args[1:]...)...)
+			if code != 3 || !strings.Contains(stderr, "s3://b/"+mains[1]+"."+suffix) || !strings.Contains(stderr, "missing object") ||
+				strings.Count(stderr, "kseg: error:") != 1 || strings.Contains(out+stderr, "corrupt") {
+				t.Errorf("no .%s, kseg %v: exit %d\nstdout %.300s\nstderr %s", suffix, cmd, code, out, stderr)
+			}
+		}
 	}
 }
 
