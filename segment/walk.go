@@ -48,7 +48,11 @@ type Partition struct {
 	// extra holds the named files that are not log-format (indexes,
 	// producer snapshots), which only Files returns.
 	explicit bool
-	extra    []Segment
+	// named: explicit because files were named on the command line (not a
+	// partition a resolver assembled, whose local segments come from a
+	// directory and may end in an empty active segment): CheckNamed's.
+	named bool
+	extra []Segment
 	// names are the directory's files (not sub-directories) in name
 	// order, as listed when the partition was read from its directory.
 	names []string
@@ -150,7 +154,7 @@ func PartitionsVia(paths []string, resolve Resolver) ([]Partition, error) {
 				return nil, &Error{File: path, Offset: -1, Err: rfile.ErrNotRegular}
 			}
 			p := newPartition(filepath.Dir(path))
-			p.explicit = true
+			p.explicit, p.named = true, true
 			sn, _ := parseName(filepath.Base(path))
 			seg := Segment{Path: path, BaseOffset: sn.BaseOffset}
 			switch sn.Kind {
@@ -446,7 +450,7 @@ func (p *Partition) NotLogs() []string {
 // the files named, never a directory's.
 func CheckNamed(parts []Partition) error {
 	for i := range parts {
-		if !parts[i].explicit {
+		if !parts[i].named {
 			continue
 		}
 		for _, segs := range [][]Segment{parts[i].Segments, parts[i].Snapshots} {
