@@ -43,10 +43,11 @@ func (d *Decompressor) limit() int {
 // wrapper magic, which changes the LZ4 header-checksum rule.
 func (d *Decompressor) Decompress(codec Codec, src []byte, magic int8) ([]byte, error) {
 	var err error
-	d.out = d.out[:0]
-	switch codec {
-	case CodecNone:
+	if codec == CodecNone {
 		return src, nil
+	}
+	d.reserve(codec, src)
+	switch codec {
 	case CodecGzip:
 		err = d.gunzip(src)
 	case CodecSnappy:
@@ -72,6 +73,45 @@ func (d *Decompressor) Decompress(codec Codec, src []byte, magic int8) ([]byte, 
 		return nil, &FormatError{Err: ErrDecompress, Detail: fmt.Sprintf("%s: %v", codec, err)}
 	}
 	return d.out, nil
+}
+
+// reserve empties d.out and sizes it for src's output when the stream
+// says how large that is, so a large batch is decoded into one allocation
+// instead of a chain of doublings, each left to the collector. The hint is
+// only a capacity: a stream that lies about it costs a regrowth, never a
+// wrong answer, and it is capped by the limit and by the codec's largest
+// ratio, so a few bytes cannot make kseg allocate much.
+func (d *Decompressor) reserve(codec Codec, src []byte) {
+	d.out = d.out[:0]
+	n := outputHint(codec, src)
+	if n <= 0 {
+		return
+	}
+	if max := d.limit(); n > max {
+		n = max
+	}
+	n++ // room to see the end of the stream without growing
+	if cap(d.out) >= n {
+		return
+	}
+	d.out = nil // let the old buffer go before the new one is taken
+	d.out = make([]byte, 0, n)
+}
+
+// outputHint is the decompressed size src declares, or 0 when it declares
+// none this package trusts enough to allocate for.
+func outputHint(codec Codec, src []byte) int {
+	switch codec {
+	case CodecGzip:
+		// ISIZE, the last 4 bytes: the last member's size mod 2^32. Deflate
+		// expands at most 1032:1.
+		if len(src) < 18 {
+			return 0
+		}
+		n := int64(binary.LittleEndian.Uint32(src[len(src)-4:]))
+		return int(min(n, 1032*int64(len(src))))
+	}
+	return 0
 }
 
 func (d *Decompressor) tooLarge() error {

@@ -1,0 +1,77 @@
+package batch
+
+import (
+	"bytes"
+	"encoding/binary"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// TestDecompressSizeHint: the output buffer is sized once from the size a
+// stream declares, and a declared size that is wrong (smaller, larger,
+// only the last member's, or absurd for the input) changes nothing but
+// the allocation.
+func TestDecompressSizeHint(t *testing.T) {
+	member := func(p []byte) []byte {
+		var b bytes.Buffer
+		w := gzip.NewWriter(&b)
+		w.Write(p)
+		w.Close()
+		return b.Bytes()
+	}
+	withISize := func(src []byte, n uint32) []byte {
+		src = bytes.Clone(src)
+		binary.LittleEndian.PutUint32(src[len(src)-4:], n)
+		return src
+	}
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB
+	small := []byte("tiny")
+	two := append(member(small), member(big)...)
+	for _, tc := range []struct {
+		name string
+		src  []byte
+		want []byte
+	}{
+		{"exact", member(big), big},
+		{"two members", two, append(bytes.Clone(small), big...)},
+		{"two members, last small", append(member(big), member(small)...), append(bytes.Clone(big), small...)},
+	} {
+		var d Decompressor
+		out, err := d.Decompress(CodecGzip, tc.src, MagicV2)
+		if err != nil || !bytes.Equal(out, tc.want) {
+			t.Errorf("%s: %d bytes, %v; want %d bytes", tc.name, len(out), err, len(tc.want))
+		}
+	}
+	// Exact: one allocation of the declared size (plus the byte that sees EOF).
+	var d Decompressor
+	if _, err := d.Decompress(CodecGzip, member(big), MagicV2); err != nil {
+		t.Fatal(err)
+	}
+	if c := cap(d.out); c != len(big)+1 {
+		t.Errorf("buffer capacity %d after a %d-byte stream, want %d", c, len(big), len(big)+1)
+	}
+	// Reused: a smaller batch after it takes no new buffer.
+	before := &d.out[:1][0]
+	if _, err := d.Decompress(CodecGzip, member(small), MagicV2); err != nil {
+		t.Fatal(err)
+	}
+	if &d.out[:1][0] != before {
+		t.Error("a smaller batch did not reuse the buffer")
+	}
+	// A lying trailer fails the gzip check, as before, whatever it claims.
+	for _, n := range []uint32{0, 1, 1 << 31, 0xffffffff} {
+		var d Decompressor
+		d.Max = 8 << 20
+		if _, err := d.Decompress(CodecGzip, withISize(member(big), n), MagicV2); err == nil {
+			t.Errorf("ISIZE %d: no error for a wrong trailer", n)
+		}
+		if c := cap(d.out); c > d.Max+1 {
+			t.Errorf("ISIZE %d: buffer of %d bytes, over the %d-byte limit", n, c, d.Max)
+		}
+	}
+	// A tiny stream cannot claim a large buffer: deflate's ratio bounds it.
+	if n := outputHint(CodecGzip, withISize(member(small), 0xffffffff)); n > 1032*len(member(small)) {
+		t.Errorf("hint %d for a %d-byte stream", n, len(member(small)))
+	}
+}
