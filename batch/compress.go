@@ -110,8 +110,138 @@ func outputHint(codec Codec, src []byte) int {
 		}
 		n := int64(binary.LittleEndian.Uint32(src[len(src)-4:]))
 		return int(min(n, 1032*int64(len(src))))
+	case CodecLZ4:
+		return lz4Hint(src)
+	case CodecZstd:
+		return zstdHint(src)
+	case CodecSnappy:
+		return snappyHint(src)
 	}
 	return 0
+}
+
+// hintCap stops a hint's sum well before it could overflow; the caller
+// caps it by the limit anyway.
+const hintCap = 1 << 40
+
+// lz4Hint bounds an LZ4 frame's output by its blocks: each yields at most
+// the frame's block size and at most 256 bytes per stored byte (LZ4's
+// ratio is under 255:1), plus one block of room, as unlz4 asks for a whole
+// block's room before it decodes one.
+func lz4Hint(src []byte) int {
+	fr, err := lz4Frame(src, MagicV2) // the checksum rule does not change the layout
+	if err != nil {
+		return 0
+	}
+	n := fr.maxBlock
+	for p := fr.start; len(src)-p >= 4 && n < hintCap; {
+		word := binary.LittleEndian.Uint32(src[p:])
+		p += 4
+		size := int(word & 0x7fffffff)
+		if size == 0 || size > fr.maxBlock || len(src)-p < size {
+			break
+		}
+		n += min(fr.maxBlock, 256*size+64)
+		p += size
+		if fr.blockChecksum {
+			p += 4
+		}
+	}
+	return n
+}
+
+// zstdHint bounds the output of src's zstd frames by their block headers:
+// a raw or RLE block states its size, a compressed one yields at most the
+// block maximum (128 KiB, or the window when smaller); a frame content
+// size, when declared, bounds its frame too.
+func zstdHint(src []byte) int {
+	n := 0
+	for len(src) >= 4 && n < hintCap {
+		var h zstd.Header
+		if h.Decode(src) != nil {
+			return n
+		}
+		if h.Skippable {
+			if len(src) < h.HeaderSize+int(h.SkippableSize) {
+				return n
+			}
+			src = src[h.HeaderSize+int(h.SkippableSize):]
+			continue
+		}
+		blockMax := 128 << 10
+		if !h.SingleSegment && h.WindowSize < uint64(blockMax) {
+			blockMax = int(h.WindowSize)
+		}
+		frame := 0
+		p := h.HeaderSize
+		for {
+			if len(src)-p < 3 {
+				return n + frame
+			}
+			hdr := int(src[p]) | int(src[p+1])<<8 | int(src[p+2])<<16
+			p += 3
+			size := hdr >> 3
+			switch (hdr >> 1) & 3 {
+			case 0: // raw
+				frame += size
+				p += size
+			case 1: // RLE: one byte, repeated size times
+				frame += size
+				p++
+			case 2:
+				frame += blockMax
+				p += size
+			default:
+				return n + frame
+			}
+			if hdr&1 != 0 || p > len(src) || frame > hintCap {
+				break
+			}
+		}
+		if h.HasFCS && h.FrameContentSize < uint64(frame) {
+			frame = int(h.FrameContentSize)
+		}
+		n += frame
+		if h.HasCheckSum {
+			p += 4
+		}
+		if p > len(src) {
+			return n
+		}
+		src = src[p:]
+	}
+	return n
+}
+
+// snappyHint sums the lengths xerial-framed snappy's blocks declare (or
+// the one raw block's). Snappy checks each against the block as it
+// decodes it; a length stated is at most 64 bytes per stored byte.
+func snappyHint(src []byte) int {
+	block := func(b []byte) int {
+		n, err := snappy.DecodedLen(b)
+		if err != nil {
+			return 0
+		}
+		return min(n, 64*len(b)+64)
+	}
+	if len(src) < 16 || !bytes.Equal(src[:8], xerialMagic) {
+		return block(src)
+	}
+	n := 0
+	for p := 16; len(src)-p >= 4 && n < hintCap; {
+		c := int32(binary.BigEndian.Uint32(src[p:]))
+		p += 4
+		if c == -2108469695 {
+			p += 12
+			continue
+		}
+		if c < 0 || int(c) > len(src)-p {
+			break
+		}
+		n += block(src[p : p+int(c)])
+		p += int(c)
+	}
+	return n
 }
 
 func (d *Decompressor) tooLarge() error {

@@ -75,3 +75,41 @@ func TestDecompressSizeHint(t *testing.T) {
 		t.Errorf("hint %d for a %d-byte stream", n, len(member(small)))
 	}
 }
+
+// TestDecompressHintAllCodecs: for each codec as kseg writes it, the
+// output is decoded into the one buffer its hint reserved (no regrowth),
+// and that buffer is not much larger than the output.
+func TestDecompressHintAllCodecs(t *testing.T) {
+	var plain []byte
+	for i := range 1 << 18 {
+		plain = binary.BigEndian.AppendUint32(plain, uint32(i%1000))
+	}
+	plain = append(plain, "tail"...) // 1 MiB + 4: the last block is short
+	var c Compressor
+	for _, codec := range []Codec{CodecGzip, CodecSnappy, CodecLZ4, CodecZstd} {
+		src, err := c.Compress(codec, nil, plain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hint := outputHint(codec, src)
+		t.Logf("%s: %d bytes stored, hint %d for %d", codec, len(src), hint, len(plain))
+		if hint < len(plain) || hint > len(plain)+4<<20 {
+			t.Errorf("%s: hint %d for %d bytes", codec, hint, len(plain))
+		}
+		var d Decompressor
+		out, err := d.Decompress(codec, src, MagicV2)
+		if err != nil || !bytes.Equal(out, plain) {
+			t.Fatalf("%s: %d bytes, %v", codec, len(out), err)
+		}
+		if cap(d.out) != hint+1 {
+			t.Errorf("%s: buffer grew from %d to %d", codec, hint+1, cap(d.out))
+		}
+		// Truncated and garbled streams give a hint or none, never a panic.
+		for i := 0; i < len(src); i += 1 + len(src)/64 {
+			outputHint(codec, src[:i])
+			bad := bytes.Clone(src)
+			bad[i] ^= 0xff
+			outputHint(codec, bad)
+		}
+	}
+}
