@@ -83,20 +83,23 @@ func (d *Decompressor) Decompress(codec Codec, src []byte, magic int8) ([]byte, 
 // ratio, so a few bytes cannot make kseg allocate much.
 func (d *Decompressor) reserve(codec Codec, src []byte) {
 	d.out = d.out[:0]
-	n := outputHint(codec, src)
-	if n <= 0 {
-		return
-	}
-	if max := d.limit(); n > max {
-		n = max
-	}
+	n := min(outputHint(codec, src), d.limit())
 	n++ // room to see the end of the stream without growing
-	if cap(d.out) >= n {
+	if cap(d.out) > keepSpare && cap(d.out) > 4*n {
+		// A huge batch's buffer is not kept for the small ones after
+		// it: on every worker that met one it would stay alive.
+		d.out = nil
+	}
+	if n <= 1 || cap(d.out) >= n {
 		return
 	}
 	d.out = nil // let the old buffer go before the new one is taken
 	d.out = make([]byte, 0, n)
 }
+
+// keepSpare is the largest output buffer a Decompressor keeps for
+// batches declaring far less.
+const keepSpare = 8 << 20
 
 // outputHint is the decompressed size src declares, or 0 when it declares
 // none this package trusts enough to allocate for.

@@ -113,3 +113,31 @@ func TestDecompressHintAllCodecs(t *testing.T) {
 		}
 	}
 }
+
+// TestDecompressReleasesHugeBuffer: after a batch of more than 8 MiB the
+// buffer is dropped for a batch declaring far less, and kept for one
+// declaring about as much.
+func TestDecompressReleasesHugeBuffer(t *testing.T) {
+	var c Compressor
+	big, _ := c.Compress(CodecGzip, nil, make([]byte, 16<<20))
+	mid, _ := c.Compress(CodecGzip, nil, make([]byte, 12<<20))
+	small, _ := c.Compress(CodecGzip, nil, []byte("small"))
+	var d Decompressor
+	for _, step := range []struct {
+		src     []byte
+		minCap  int
+		maxCap  int
+		comment string
+	}{
+		{big, 16 << 20, 16<<20 + 1, "sized"},
+		{mid, 16 << 20, 16<<20 + 1, "kept for a batch of about its size"},
+		{small, 0, 64, "dropped for a small batch"},
+	} {
+		if _, err := d.Decompress(CodecGzip, step.src, MagicV2); err != nil {
+			t.Fatal(err)
+		}
+		if c := cap(d.out); c < step.minCap || c > step.maxCap {
+			t.Errorf("%s: capacity %d, want %d-%d", step.comment, c, step.minCap, step.maxCap)
+		}
+	}
+}
