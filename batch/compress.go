@@ -43,10 +43,11 @@ func (d *Decompressor) limit() int {
 // wrapper magic, which changes the LZ4 header-checksum rule.
 func (d *Decompressor) Decompress(codec Codec, src []byte, magic int8) ([]byte, error) {
 	var err error
-	d.out = d.out[:0]
-	switch codec {
-	case CodecNone:
+	if codec == CodecNone {
 		return src, nil
+	}
+	d.reserve(codec, src)
+	switch codec {
 	case CodecGzip:
 		err = d.gunzip(src)
 	case CodecSnappy:
@@ -72,6 +73,178 @@ func (d *Decompressor) Decompress(codec Codec, src []byte, magic int8) ([]byte, 
 		return nil, &FormatError{Err: ErrDecompress, Detail: fmt.Sprintf("%s: %v", codec, err)}
 	}
 	return d.out, nil
+}
+
+// reserve empties d.out and sizes it for src's output when the stream
+// says how large that is, so a large batch is decoded into one allocation
+// instead of a chain of doublings, each left to the collector. The hint is
+// only a capacity: a stream that lies about it costs a regrowth, never a
+// wrong answer, and it is capped by the limit and by the codec's largest
+// ratio, so a few bytes cannot make kseg allocate much.
+func (d *Decompressor) reserve(codec Codec, src []byte) {
+	d.out = d.out[:0]
+	n := min(outputHint(codec, src), d.limit())
+	n++ // room to see the end of the stream without growing
+	if cap(d.out) > keepSpare && cap(d.out) > 4*n {
+		// A huge batch's buffer is not kept for the small ones after
+		// it: on every worker that met one it would stay alive.
+		d.out = nil
+	}
+	if n <= 1 || cap(d.out) >= n {
+		return
+	}
+	d.out = nil // let the old buffer go before the new one is taken
+	d.out = make([]byte, 0, n)
+}
+
+// keepSpare is the largest output buffer a Decompressor keeps for
+// batches declaring far less.
+const keepSpare = 8 << 20
+
+// outputHint is the decompressed size src declares, or 0 when it declares
+// none this package trusts enough to allocate for.
+func outputHint(codec Codec, src []byte) int {
+	switch codec {
+	case CodecGzip:
+		// ISIZE, the last 4 bytes: the last member's size mod 2^32. Deflate
+		// expands at most 1032:1.
+		if len(src) < 18 {
+			return 0
+		}
+		n := int64(binary.LittleEndian.Uint32(src[len(src)-4:]))
+		return int(min(n, 1032*int64(len(src))))
+	case CodecLZ4:
+		return lz4Hint(src)
+	case CodecZstd:
+		return zstdHint(src)
+	case CodecSnappy:
+		return snappyHint(src)
+	}
+	return 0
+}
+
+// hintCap stops a hint's sum well before it could overflow; the caller
+// caps it by the limit anyway.
+const hintCap = 1 << 40
+
+// lz4Hint bounds an LZ4 frame's output by its blocks: each yields at most
+// the frame's block size and at most 256 bytes per stored byte (LZ4's
+// ratio is under 255:1), plus one block of room, as unlz4 asks for a whole
+// block's room before it decodes one.
+func lz4Hint(src []byte) int {
+	fr, err := lz4Frame(src, MagicV2) // the checksum rule does not change the layout
+	if err != nil {
+		return 0
+	}
+	n := fr.maxBlock
+	for p := fr.start; len(src)-p >= 4 && n < hintCap; {
+		word := binary.LittleEndian.Uint32(src[p:])
+		p += 4
+		size := int(word & 0x7fffffff)
+		if size == 0 || size > fr.maxBlock || len(src)-p < size {
+			break
+		}
+		n += min(fr.maxBlock, 256*size+64)
+		p += size
+		if fr.blockChecksum {
+			p += 4
+		}
+	}
+	return n
+}
+
+// zstdHint bounds the output of src's zstd frames by their block headers:
+// a raw or RLE block states its size, a compressed one yields at most the
+// block maximum (128 KiB, or the window when smaller); a frame content
+// size, when declared, bounds its frame too.
+func zstdHint(src []byte) int {
+	n := 0
+	for len(src) >= 4 && n < hintCap {
+		var h zstd.Header
+		if h.Decode(src) != nil {
+			return n
+		}
+		if h.Skippable {
+			if len(src) < h.HeaderSize+int(h.SkippableSize) {
+				return n
+			}
+			src = src[h.HeaderSize+int(h.SkippableSize):]
+			continue
+		}
+		blockMax := 128 << 10
+		if !h.SingleSegment && h.WindowSize < uint64(blockMax) {
+			blockMax = int(h.WindowSize)
+		}
+		frame := 0
+		p := h.HeaderSize
+		for {
+			if len(src)-p < 3 {
+				return n + frame
+			}
+			hdr := int(src[p]) | int(src[p+1])<<8 | int(src[p+2])<<16
+			p += 3
+			size := hdr >> 3
+			switch (hdr >> 1) & 3 {
+			case 0: // raw
+				frame += size
+				p += size
+			case 1: // RLE: one byte, repeated size times
+				frame += size
+				p++
+			case 2:
+				frame += blockMax
+				p += size
+			default:
+				return n + frame
+			}
+			if hdr&1 != 0 || p > len(src) || frame > hintCap {
+				break
+			}
+		}
+		if h.HasFCS && h.FrameContentSize < uint64(frame) {
+			frame = int(h.FrameContentSize)
+		}
+		n += frame
+		if h.HasCheckSum {
+			p += 4
+		}
+		if p > len(src) {
+			return n
+		}
+		src = src[p:]
+	}
+	return n
+}
+
+// snappyHint sums the lengths xerial-framed snappy's blocks declare (or
+// the one raw block's). Snappy checks each against the block as it
+// decodes it; a length stated is at most 64 bytes per stored byte.
+func snappyHint(src []byte) int {
+	block := func(b []byte) int {
+		n, err := snappy.DecodedLen(b)
+		if err != nil {
+			return 0
+		}
+		return min(n, 64*len(b)+64)
+	}
+	if len(src) < 16 || !bytes.Equal(src[:8], xerialMagic) {
+		return block(src)
+	}
+	n := 0
+	for p := 16; len(src)-p >= 4 && n < hintCap; {
+		c := int32(binary.BigEndian.Uint32(src[p:]))
+		p += 4
+		if c == -2108469695 {
+			p += 12
+			continue
+		}
+		if c < 0 || int(c) > len(src)-p {
+			break
+		}
+		n += block(src[p : p+int(c)])
+		p += int(c)
+	}
+	return n
 }
 
 func (d *Decompressor) tooLarge() error {
