@@ -13,15 +13,32 @@ import (
 // most; longer bands are thinned to every k-th position.
 const maxBandPoints = 500
 
+// envelopeSpan is how many batch positions the envelope chart shows: this
+// log's own (non-control) batches, or the median run's when the log has
+// none. The band of longer runs is cut there: a run of twice the log's
+// batches would otherwise squeeze the log's dots into the left of the chart.
+func envelopeSpan(pd *PartitionData) int {
+	n := 0
+	if pd.Stats != nil {
+		n = int(pd.Stats.Batches - pd.Stats.ControlBatches)
+	}
+	if n <= 0 && pd.Envelope != nil {
+		n = pd.Envelope.Batches.P50
+	}
+	return max(n, 1)
+}
+
 // envelopeSVG draws the predicted records per batch of a partition by batch
 // position (light band min–max, dark band p5–p95, dashed median over the
-// simulated runs) with this log's batches on top as dots.
+// simulated runs) with this log's batches on top as dots. The x axis spans
+// envelopeSpan positions.
 func envelopeSVG(pd *PartitionData) string {
 	pe := pd.Envelope
 	var sb strings.Builder
-	n := max(len(pe.Band), int(pd.Stats.Batches), 1)
+	n := envelopeSpan(pd)
+	band := pe.Band[:min(len(pe.Band), n)]
 	ymax := 1.0
-	for _, q := range pe.Band {
+	for _, q := range band {
 		ymax = max(ymax, float64(q.Max))
 	}
 	for _, p := range pd.Points {
@@ -30,35 +47,41 @@ func envelopeSVG(pd *PartitionData) string {
 	x := scale{0, float64(max(n-1, 1)), padL + 4, padL + plotW - 4}
 	yt := intTicks(niceTicks(0, ymax, 4))
 	y := scale{0, max(ymax, yt[len(yt)-1]), padT + plotH, padT}
-	svgOpen(&sb, "envelope", pd.Name+" predicted records per batch", x, y, intTicks(niceTicks(0, float64(max(n-1, 1)), 6)), yt, "batch (position in the log)", "records", nil)
-	step := max(1, (len(pe.Band)+maxBandPoints-1)/maxBandPoints)
+	var xt []float64
+	for _, t := range intTicks(niceTicks(0, float64(max(n-1, 1)), 6)) {
+		if t <= float64(max(n-1, 1)) {
+			xt = append(xt, t)
+		}
+	}
+	svgOpen(&sb, "envelope", pd.Name+" predicted records per batch", x, y, xt, yt, "batch (position in the log)", "records", nil)
+	step := max(1, (len(band)+maxBandPoints-1)/maxBandPoints)
 	var idx []int
-	for k := 0; k < len(pe.Band); k += step {
+	for k := 0; k < len(band); k += step {
 		idx = append(idx, k)
 	}
-	if len(pe.Band) > 0 && idx[len(idx)-1] != len(pe.Band)-1 {
-		idx = append(idx, len(pe.Band)-1)
+	if len(band) > 0 && idx[len(idx)-1] != len(band)-1 {
+		idx = append(idx, len(band)-1)
 	}
-	band := func(class string, lo, hi func(producer.Quantiles) int) {
+	poly := func(class string, lo, hi func(producer.Quantiles) int) {
 		if len(idx) == 0 {
 			return
 		}
 		var pts []string
 		for _, k := range idx {
-			pts = append(pts, f1(x.at(float64(k)))+","+f1(y.at(float64(hi(pe.Band[k])))))
+			pts = append(pts, f1(x.at(float64(k)))+","+f1(y.at(float64(hi(band[k])))))
 		}
 		for i := len(idx) - 1; i >= 0; i-- {
 			k := idx[i]
-			pts = append(pts, f1(x.at(float64(k)))+","+f1(y.at(float64(lo(pe.Band[k])))))
+			pts = append(pts, f1(x.at(float64(k)))+","+f1(y.at(float64(lo(band[k])))))
 		}
 		fmt.Fprintf(&sb, `<polygon class="%s" points="%s"/>`, class, strings.Join(pts, " "))
 	}
-	band("band-outer", func(q producer.Quantiles) int { return q.Min }, func(q producer.Quantiles) int { return q.Max })
-	band("band", func(q producer.Quantiles) int { return q.P5 }, func(q producer.Quantiles) int { return q.P95 })
+	poly("band-outer", func(q producer.Quantiles) int { return q.Min }, func(q producer.Quantiles) int { return q.Max })
+	poly("band", func(q producer.Quantiles) int { return q.P5 }, func(q producer.Quantiles) int { return q.P95 })
 	if len(idx) > 0 {
 		var pts []string
 		for _, k := range idx {
-			pts = append(pts, f1(x.at(float64(k)))+","+f1(y.at(float64(pe.Band[k].P50))))
+			pts = append(pts, f1(x.at(float64(k)))+","+f1(y.at(float64(band[k].P50))))
 		}
 		fmt.Fprintf(&sb, `<polyline class="median" points="%s"/>`, strings.Join(pts, " "))
 	}
@@ -80,12 +103,44 @@ func envelopeSVG(pd *PartitionData) string {
 	return sb.String()
 }
 
+// envelopeCaption says what the envelope chart shows: its x extent against
+// the runs' batch counts, and when the p5–p95 band draws on top of the
+// min–max one (nearest-rank p5 is the minimum below 21 runs at a position,
+// p95 the maximum below 20), that only one band shows.
+func envelopeCaption(pd *PartitionData) string {
+	pe := pd.Envelope
+	n := envelopeSpan(pd)
+	band := pe.Band[:min(len(pe.Band), n)]
+	s := fmt.Sprintf("Records per batch by position over %d simulated runs: dark band p5–p95, light band (dotted edge) min–max, dashed line the median; dots: this log's batches (red: outside min–max).", pd.Runs)
+	loEq, hiEq := len(band) > 0, len(band) > 0
+	for _, q := range band {
+		loEq = loEq && q.P5 == q.Min
+		hiEq = hiEq && q.P95 == q.Max
+	}
+	switch {
+	case loEq && hiEq:
+		s += fmt.Sprintf(" With %d runs p5–p95 and min–max coincide at every position (nearest-rank p5 is the minimum below 21 runs at a position, p95 the maximum below 20 or on ties), so only one band shows; more --runs can separate them.", pd.Runs)
+	case loEq:
+		s += fmt.Sprintf(" With %d runs p5 equals min at every position (nearest-rank p5 is the minimum below 21 runs a position): the bands share their lower edge.", pd.Runs)
+	case hiEq:
+		s += fmt.Sprintf(" With %d runs p95 equals max at every position: the bands share their upper edge.", pd.Runs)
+	}
+	if pd.Stats != nil && pd.Stats.Batches-pd.Stats.ControlBatches > 0 {
+		s += fmt.Sprintf(" The x axis spans this log's %d batches", n)
+	} else {
+		s += fmt.Sprintf(" The x axis spans the median run's %d batches", n)
+	}
+	if pe.Batches.Max > n {
+		s += fmt.Sprintf("; the runs had %d–%d (median %d), the band past batch %d is not drawn", pe.Batches.Min, pe.Batches.Max, pe.Batches.P50, n-1)
+	}
+	return s + "."
+}
+
 // envelopeFigure is the envelope chart with its caption and table.
 func envelopeFigure(sb *strings.Builder, pd *PartitionData) {
 	pe := pd.Envelope
 	q := pe.Batches
-	fmt.Fprintf(sb, "<figure><h4>Predicted layout</h4>%s<figcaption>%s</figcaption></figure>\n", envelopeSVG(pd),
-		html.EscapeString(fmt.Sprintf("Records per batch by position over %d simulated runs: dark band p5–p95, light band min–max, dashed line the median; dots: this log's batches (red: outside min–max).", pd.Runs)))
+	fmt.Fprintf(sb, "<figure><h4>Predicted layout</h4>%s<figcaption>%s</figcaption></figure>\n", envelopeSVG(pd), html.EscapeString(envelopeCaption(pd)))
 	fmt.Fprintf(sb, "<table class=\"envelope\"><tr><th>batches here</th><th>predicted min</th><th>p5</th><th>p50</th><th>p95</th><th>max</th><th>percentile</th></tr>"+
 		"<tr><td class=n>%d</td><td class=n>%d</td><td class=n>%d</td><td class=n>%d</td><td class=n>%d</td><td class=n>%d</td><td class=n>%.0f</td></tr></table>\n",
 		pd.Stats.Batches, q.Min, q.P5, q.P50, q.P95, q.Max, producer.Percentile(pe.BatchCounts, int(pd.Stats.Batches)))

@@ -47,7 +47,7 @@ th{background:#f6f8fa;font-weight:600}td.n{text-align:right;font-variant-numeric
 .sev-error,.sev-critical{color:#d1242f;font-weight:600}.sev-warning{color:#9a6700}
 .empty{color:#57606a;font-style:italic}
 code{font-size:12px}
-svg .band-outer{fill:#0072B2;fill-opacity:.12}svg .band{fill:#0072B2;fill-opacity:.3}
+svg .band-outer{fill:#0072B2;fill-opacity:.1;stroke:#0072B2;stroke-opacity:.6;stroke-width:.75;stroke-dasharray:2 2}svg .band{fill:#0072B2;fill-opacity:.35}
 svg .median{fill:none;stroke:#0072B2;stroke-width:1.5;stroke-dasharray:5 3}
 svg[data-chart=envelope] circle.point{fill:#E69F00}svg[data-chart=envelope] circle.outside{fill:#d1242f;stroke:#fff;stroke-width:.5}
 table.matrix{width:auto}table.matrix td,table.matrix th{padding:4px 10px}

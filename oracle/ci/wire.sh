@@ -53,6 +53,10 @@ SRC="kafka://$B/.*"
 "$KSEG" dump --format json --deep-iteration --fetch-bytes 300 "$SRC" >"$OUT/dump.wire300"
 # A named partition and an offset range read the same batches as the files from that offset.
 "$KSEG" dump --format json --from 50 --to 120 "kafka://$B/u05-small/0" >"$OUT/range.wire"
+# A range that cuts a batch: over the wire only the records in [from, to) are printed, the cut
+# batch's line says so, and the source keeps its kafka:// form (not cleaned to "kafka:/" as a path).
+"$KSEG" dump --deep-iteration --from 50 --to 52 "kafka://$B/u05-small/0" >"$OUT/cut.wire" 2>"$OUT/cut.wire.err"
+"$KSEG" dump --format json --deep-iteration --from 50 --to 52 "kafka://$B/u05-small/0" >"$OUT/cut.wire.json" 2>"$OUT/cut.wire.json.err"
 
 # The CI check of batching the README shows, with no files: count over the wire with an expected
 # histogram (the one the wire count itself found) passes, and a wrong one exits 1.
@@ -125,6 +129,58 @@ with open(sys.argv[2], "w") as out:
             out.write(line)
 PY
 cmpcase dump "$OUT/range.wire" "$OUT/range.files"
+# The cut range (see cut.wire above): records 50 and 51 only; every batch the files show around
+# them that holds an offset outside 50..51 carries the note, text and JSON alike.
+if python3 - "$B" "$OUT/dump.files" "$OUT/cut.wire" "$OUT/cut.wire.json" "$OUT/cut.wire.err" "$OUT/cut.wire.json.err" >"$OUT/cut.cmp" <<'PY'
+import json, re, sys
+b, files, text, js = sys.argv[1:5]
+errs = "".join(open(f).read() for f in sys.argv[5:])
+bad = []
+# Batches of u05-small-0 in the files that hold offset 50 or 51; those that also hold others are cut.
+want = [(o["base_offset"], o["last_offset"]) for o in map(json.loads, open(files))
+        if o.get("type") == "batch" and "/u05-small-0/" in o["file"] and o["last_offset"] >= 50 and o["base_offset"] < 52]
+cut = {w for w in want if w[0] < 50 or w[1] > 51}
+if not want:
+    bad.append("the files have no batch of u05-small-0 holding offsets 50..51")
+t = open(text).read()
+if re.search(r"kafka:/(?!/)", t + errs):
+    bad.append("a kafka:/ with a single slash (the URL cleaned as a path)")
+dumping = [l for l in t.splitlines() if l.startswith("Dumping ")]
+if not dumping or any(not l.startswith("Dumping kafka://" + b + "/") for l in dumping):
+    bad.append("Dumping lines %r, want kafka://%s/..." % (dumping, b))
+recs = [int(m) for m in re.findall(r"(?m)^\| offset: (\d+) ", t)]
+if recs != [50, 51]:
+    bad.append("text: record offsets %r, want [50, 51]" % recs)
+note = " kseg-shown: records at offsets 50..51 only (--from/--to)"
+for m in re.finditer(r"(?m)^baseOffset: (\d+) lastOffset: (\d+) .*$", t):
+    w = (int(m.group(1)), int(m.group(2)))
+    if (w in cut) != (note in m.group(0)):
+        bad.append("text: batch %d..%d: %s note: %s" % (w + ("want a" if w in cut else "no", m.group(0))))
+if {(int(m.group(1)), int(m.group(2))) for m in re.finditer(r"(?m)^baseOffset: (\d+) lastOffset: (\d+) ", t)} != set(want):
+    bad.append("text: batches differ from the files' %r" % want)
+objs = [json.loads(l) for l in open(js)]
+recs = [o["offset"] for o in objs if o.get("type") == "record"]
+if recs != [50, 51]:
+    bad.append("json: record offsets %r, want [50, 51]" % recs)
+batches = [o for o in objs if o.get("type") == "batch"]
+if {(o["base_offset"], o["last_offset"]) for o in batches} != set(want):
+    bad.append("json: batches differ from the files' %r" % want)
+for o in batches:
+    w = (o["base_offset"], o["last_offset"])
+    shown = (o.get("shown_from"), o.get("shown_to"))
+    if shown != ((50, 52) if w in cut else (None, None)):
+        bad.append("json: batch %d..%d: shown_from/shown_to %r" % (w + (shown,)))
+    if not o.get("file", "").startswith("kafka://" + b + "/"):
+        bad.append("json: file %r" % o.get("file"))
+print("\n".join(bad) or "cut range: records 50..51 of %d batch(es), %d cut" % (len(want), len(cut)))
+sys.exit(1 if bad else 0)
+PY
+then
+  pass
+  tail -n 1 "$OUT/cut.cmp"
+else
+  fail "dump --from 50 --to 52 over the wire: $(head -n 5 "$OUT/cut.cmp")"
+fi
 
 # Every kind of partition the issue names was read (a workload that silently produced nothing
 # would otherwise pass).
