@@ -44,6 +44,8 @@ Limits:
                               over it is an error (exit 3). Only batches
                               that are decompressed are held to it: legacy
                               compressed wrappers, and with --detail all.
+                              An entry read whole may be at most a quarter
+                              more (docs/limits.md).
 
 Exit status: 0 ok, 1 a check failed, 2 usage, 3 unreadable input.`
 
@@ -85,7 +87,7 @@ func newCountCmd() *cobra.Command {
 	fs.Int64Var(&f.maxBatches, "max-batches", -1, "check: at most N batches per partition")
 	fs.Float64Var(&f.minFill, "min-fill", 0, "check: mean batch bytes / --batch-size at least F")
 	fs.Int64Var(&f.maxBytes, "max-bytes", 0, "read only the first N bytes of each .log (0: all)")
-	fs.IntVar(&f.maxDecomp, "max-decompressed", 0, "cap on one batch's decompressed size in bytes (0: the default, 64 MiB)")
+	fs.IntVar(&f.maxDecomp, "max-decompressed", 0, "cap on one batch's decompressed size in bytes (0: the default, 64 MiB); an entry read whole may be a quarter more")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line on stderr (shown only when stderr is a terminal)")
 	addSourceFlags(c, &sf)
 	return c

@@ -47,7 +47,8 @@ Options (kseg's):
   --key-decoder NAME         string|int|long|hex|base64|none
   --value-decoder NAME       likewise for values
   --keep-going               report corrupt regions, resynchronise and continue
-  --max-decompressed N       cap on one batch's decompressed size (67108864)
+  --max-decompressed N       cap on one batch's decompressed size (67108864);
+                             an entry read whole may be at most a quarter more
   --all-files                with directories, dump indexes and snapshots too
   --rsa-key FILE, --s3-endpoint URL, --s3-region R, --s3-path-style
                              for remote sources (lts://DIR, s3://BUCKET/PREFIX)
