@@ -422,7 +422,8 @@ type inference struct {
 	parts [][]*Batch // the batches of each partition, partitions in order
 	// cand are the size-cut candidates: the next record would not have
 	// fitted even at the smallest batch.size the log allows.
-	cand map[*Batch]bool
+	cand candSet
+	log  *replayLog // what every replay shares (newReplayLog)
 	tEnd int64 // the producer's last record
 	// story is the producer's, for its batches' evidence (explainCuts).
 	story *evidenceStory
@@ -434,23 +435,34 @@ type inference struct {
 func newInference(data []*Batch, byPart map[int32][]*Batch) *inference {
 	in := &inference{data: data}
 	in.blo, in.bloFrom = batchSizeFloor(data)
-	in.cand = map[*Batch]bool{}
+	// Batches are numbered in the order they started, the order a replay
+	// visits them, so the per-batch arrays it reads (replayLog) are read
+	// in sequence however many partitions the producer wrote.
+	byStart := slices.Clone(data)
+	sort.SliceStable(byStart, func(i, j int) bool {
+		if byStart[i].FirstTs != byStart[j].FirstTs {
+			return byStart[i].FirstTs < byStart[j].FirstTs
+		}
+		return byStart[i].LastTs < byStart[j].LastTs
+	})
+	for i, b := range byStart {
+		b.idx = int32(i)
+	}
+	in.cand = newCandSet(len(data))
 	for _, b := range data {
 		if b.succ == nil {
 			continue
 		}
 		u := int64(est(b.Codec, int(b.Uncompressed), b.ratio[1]) + b.nextSize())
 		if u > max(in.blo, int64(b.FirstUB)) {
-			in.cand[b] = true
+			in.cand.set(b)
 		}
-	}
-	for i, b := range data {
-		b.idx = int32(i)
 	}
 	for _, bs := range byPart {
 		in.parts = append(in.parts, bs)
 	}
 	sort.Slice(in.parts, func(i, j int) bool { return in.parts[i][0].Partition < in.parts[j][0].Partition })
+	in.log = newReplayLog(in.parts, in.cand)
 	in.tEnd = int64(math.MinInt64)
 	for _, b := range data {
 		in.tEnd = max(in.tEnd, b.LastTs)
@@ -507,9 +519,9 @@ func (in *inference) replays(Ls, rtts []int64, limit int) (runs []replayRun, bes
 			cuts := make([]string, len(in.data))
 			var v, held int
 			if rtt == jitteryRTT {
-				v, held = replayJitter(in.parts, in.cand, L, in.tEnd, cuts, best)
+				v, held = replayJitter(in.log, L, in.tEnd, cuts, best)
 			} else {
-				v, held = replay(in.parts, in.cand, L, in.tEnd, cuts, rtt, best)
+				v, held = replay(in.log, L, in.tEnd, cuts, rtt, best)
 			}
 			if v > best {
 				continue
