@@ -424,7 +424,7 @@ type inference struct {
 	// fitted even at the smallest batch.size the log allows.
 	cand candSet
 	log  *replayLog // what every replay shares (newReplayLog)
-	tEnd int64 // the producer's last record
+	tEnd int64      // the producer's last record
 	// story is the producer's, for its batches' evidence (explainCuts).
 	story *evidenceStory
 	// blo is batch.size's lower bound, set by bloFrom (nil: by no batch).

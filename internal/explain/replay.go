@@ -304,4 +304,3 @@ func (r *jitterReplay) close(tEnd int64) (violations int) {
 	}
 	return violations
 }
-

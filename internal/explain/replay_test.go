@@ -24,7 +24,10 @@ func TestReplayBackwardTimestamps(t *testing.T) {
 	cand.set(a)
 	cuts := make([]string, 2)
 	done := make(chan int, 1)
-	go func() { v, _ := replay(newReplayLog([][]*Batch{{a, b}}, cand), 5, 100, cuts, 9, math.MaxInt); done <- v }()
+	go func() {
+		v, _ := replay(newReplayLog([][]*Batch{{a, b}}, cand), 5, 100, cuts, 9, math.MaxInt)
+		done <- v
+	}()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
