@@ -53,6 +53,8 @@ func ExplainJSON(w io.Writer, res *explain.Result) error {
 		set.Raw("sync", boolOrNull(s.Sync))
 		set.Raw("partitioner", strOrNull(s.Partitioner))
 		set.Raw("max_in_flight", strOrNull(s.MaxInFlight))
+		set.Raw("alternatives", strList(s.Alternatives))
+		set.Raw("notes", strList(s.Notes))
 		j.Raw("settings", string(set.Done()))
 		var cuts jsonobj.Obj
 		for _, c := range explain.Cuts {
@@ -92,6 +94,18 @@ func strOrNull(s string) string {
 	return string(content.AppendJSONString(nil, s))
 }
 
+// strList is a JSON array of strings ([] for none).
+func strList(ss []string) string {
+	b := []byte{'['}
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = content.AppendJSONString(b, s)
+	}
+	return string(append(b, ']'))
+}
+
 func boolOrNull(b *bool) string {
 	if b == nil {
 		return "null"
@@ -119,6 +133,16 @@ func ExplainText(w io.Writer, res *explain.Result, batches bool) error {
 		fmt.Fprintf(tw, "  sync sends\t%s\n", boolText(s.Sync))
 		fmt.Fprintf(tw, "  partitioner\t%s\n", orNotEnough(s.Partitioner))
 		fmt.Fprintf(tw, "  max.in.flight\t%s\n", orNotEnough(s.MaxInFlight))
+		for i, a := range s.Alternatives {
+			label := ""
+			if i == 0 {
+				label = "  alternatives"
+			}
+			fmt.Fprintf(tw, "%s\t%d. %s\n", label, i+1, a)
+		}
+		for _, n := range s.Notes {
+			fmt.Fprintf(tw, "  note\t%s\n", n)
+		}
 		tw.Flush()
 		fmt.Fprintf(bw, "  cuts: %s\n", cutsText(p.Cuts))
 	}

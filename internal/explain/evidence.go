@@ -24,6 +24,8 @@ const (
 	evUnknown                 // no replay explains it
 	evSize                    // the next record did not fit
 	evLarge                   // the first record alone exceeded batch.size
+	evOneRecord               // one record per batch, not spaced as sync sends
+	evUntimed                 // records without timestamps
 )
 
 // evidenceStory is what a producer's evidence sentences share: the
@@ -39,7 +41,7 @@ type evidenceStory struct {
 // cutOf is the cut each evidence explains.
 var cutOf = [...]string{evNone: "", evInternal: CutUnknown, evLegacy: CutUnknown, evSync: CutSync,
 	evLinger: CutLinger, evLingerLast: CutLinger, evDrain: CutDrain, evFlush: CutFlush,
-	evUnknown: CutUnknown, evSize: CutSize, evLarge: CutLargeRecord}
+	evUnknown: CutUnknown, evSize: CutSize, evLarge: CutLargeRecord, evOneRecord: CutUnknown, evUntimed: CutUnknown}
 
 // Cut is why the batch was cut (one of the Cut* reasons; "" before
 // inference).
@@ -75,6 +77,10 @@ func (b *Batch) Evidence() string {
 			s += fmt.Sprintf(" (so linger.ms <= %d ms); or linger.ms below the send interval, or records above batch.size", st.minGap)
 		}
 		return s
+	case evOneRecord:
+		return "one record per batch: sync sends, linger.ms below the send interval or a record above batch.size (the log cannot tell which)"
+	case evUntimed:
+		return "records carry no timestamps: no cut can be told from the log"
 	case evLinger:
 		s = fmt.Sprintf("records span %d ms, next record %d ms after the first: linger.ms%s expired between", b.span(), b.gap(), st.lText)
 	case evLingerLast:

@@ -41,6 +41,12 @@ type Settings struct {
 	Sync        *bool
 	Partitioner string // keyed, sticky, round-robin, unknown
 	MaxInFlight string // evidence about max.in.flight.requests.per.connection, "" for none
+	// Alternatives are stories the log cannot tell apart (every batch of
+	// one record: sync sends, linger.ms below the send interval, records
+	// above batch.size); explain names them instead of choosing.
+	Alternatives []string
+	// Notes say why a setting has no answer (records without timestamps).
+	Notes []string
 }
 
 // Producer is what the log says about one producer id in one topic
@@ -226,10 +232,15 @@ func (p *Producer) infer(topicPartitions int) {
 		b.succ = b.next
 	}
 	if s.Partitioner == "sticky" {
-		linkSticky(byPart)
+		linkSticky(data)
 	}
-	if p.detectSync(data) {
-		p.markSync(data)
+	if noTimestamps(data) {
+		p.markUntimed(data, codec)
+		p.count()
+		return
+	}
+	if oneRecordEach(data) {
+		p.markOneRecord(data)
 		p.count()
 		return
 	}
@@ -294,20 +305,93 @@ func (p *Producer) inferCompression(data []*Batch, codecs map[batch.Codec]bool) 
 	return codec
 }
 
-// markSync cuts every batch as a synchronous send.
-func (p *Producer) markSync(data []*Batch) {
-	t := true
-	p.Settings.Sync = &t
-	minGap := int64(unbounded)
+// oneRecordEach: every data batch holds one record (and there are two or
+// more).
+func oneRecordEach(data []*Batch) bool {
+	if len(data) < 2 {
+		return false
+	}
 	for _, b := range data {
-		if b.succ != nil && (minGap < 0 || b.gap() < minGap) {
-			minGap = b.gap()
+		if b.Records != 1 {
+			return false
 		}
 	}
+	return true
+}
+
+// noTimestamps: no data record carries a timestamp (-1, NO_TIMESTAMP: an
+// old client's message format converted by the broker). Such a log says
+// nothing of time, so no cut can be laid to linger.ms or to a record
+// that came while a batch was open.
+func noTimestamps(data []*Batch) bool {
 	for _, b := range data {
-		b.ev = evSync
+		if b.FirstTs >= 0 || b.LastTs >= 0 {
+			return false
+		}
+	}
+	return len(data) > 0
+}
+
+// markOneRecord explains a producer whose every batch holds one record.
+// Three producers write that log and it cannot tell them apart: sync
+// sends, linger.ms below the send interval (each record drained alone),
+// and records above batch.size (each in a buffer of its own). So
+// batch.size and linger.ms get no interval; the alternatives are named,
+// with what each would imply. Sync is called likely only when the
+// records are spaced as send().get() spaces them (detectSync).
+func (p *Producer) markOneRecord(data []*Batch) {
+	s := &p.Settings
+	minGap := int64(unbounded)
+	minUB := int64(math.MaxInt64)
+	for _, b := range data {
+		if b.succ != nil && b.succ.FirstTs >= 0 && b.LastTs >= 0 && (minGap < 0 || b.gap() < minGap) {
+			minGap = b.gap()
+		}
+		minUB = min(minUB, int64(b.FirstUB))
 	}
 	p.story.minGap = minGap
+	sync := p.detectSync(data)
+	if sync {
+		t := true
+		s.Sync = &t
+	}
+	gap := "the records' spacing"
+	if minGap >= 0 {
+		gap = fmt.Sprintf("%d ms, the shortest gap between records", minGap)
+	}
+	s.Alternatives = []string{
+		"synchronous sends (send().get()): each record waits for the previous one's ack",
+		"linger.ms below the send interval (" + gap + "): each record drained alone",
+		fmt.Sprintf("records above batch.size: batch.size < %d B (the smallest record's buffer), each record in a buffer of its own", minUB),
+	}
+	s.Notes = append(s.Notes, "every batch holds one record: batch.size and linger.ms cannot be told from the log (see alternatives)")
+	for _, b := range data {
+		b.ev = evOneRecord
+		if sync {
+			b.ev = evSync
+		}
+	}
+}
+
+// markUntimed explains a producer whose records carry no timestamps:
+// batch.size keeps only the lower bound that batches of several records
+// set (they held that much), nothing else about time is inferred.
+func (p *Producer) markUntimed(data []*Batch, codec batch.Codec) {
+	s := &p.Settings
+	s.Notes = append(s.Notes, "records carry no timestamps (-1, an old client's message format): the log holds no timing evidence, so linger.ms, sync sends and any batch.size upper bound cannot be inferred")
+	for _, b := range data {
+		b.ev = evUntimed
+	}
+	blo, from := batchSizeFloor(data)
+	if from == nil {
+		return
+	}
+	iv := &Interval{Min: blo, Max: unbounded, Likely: blo, Confidence: Low, Batches: 1,
+		Evidence: fmt.Sprintf("batch %s holds %d B; records without timestamps: no batch can be shown cut by size, so no upper bound", where(from), blo)}
+	if codec != batch.CodecNone {
+		iv.Evidence += "; compressed: the bound uses the producer's ratio estimates"
+	}
+	s.BatchSize = iv
 }
 
 // inferBatching cuts the batches of an asynchronous producer and sets
@@ -338,8 +422,9 @@ type inference struct {
 	parts [][]*Batch // the batches of each partition, partitions in order
 	// cand are the size-cut candidates: the next record would not have
 	// fitted even at the smallest batch.size the log allows.
-	cand map[*Batch]bool
-	tEnd int64 // the producer's last record
+	cand candSet
+	log  *replayLog // what every replay shares (newReplayLog)
+	tEnd int64      // the producer's last record
 	// story is the producer's, for its batches' evidence (explainCuts).
 	story *evidenceStory
 	// blo is batch.size's lower bound, set by bloFrom (nil: by no batch).
@@ -350,23 +435,34 @@ type inference struct {
 func newInference(data []*Batch, byPart map[int32][]*Batch) *inference {
 	in := &inference{data: data}
 	in.blo, in.bloFrom = batchSizeFloor(data)
-	in.cand = map[*Batch]bool{}
+	// Batches are numbered in the order they started, the order a replay
+	// visits them, so the per-batch arrays it reads (replayLog) are read
+	// in sequence however many partitions the producer wrote.
+	byStart := slices.Clone(data)
+	sort.SliceStable(byStart, func(i, j int) bool {
+		if byStart[i].FirstTs != byStart[j].FirstTs {
+			return byStart[i].FirstTs < byStart[j].FirstTs
+		}
+		return byStart[i].LastTs < byStart[j].LastTs
+	})
+	for i, b := range byStart {
+		b.idx = int32(i)
+	}
+	in.cand = newCandSet(len(data))
 	for _, b := range data {
 		if b.succ == nil {
 			continue
 		}
 		u := int64(est(b.Codec, int(b.Uncompressed), b.ratio[1]) + b.nextSize())
 		if u > max(in.blo, int64(b.FirstUB)) {
-			in.cand[b] = true
+			in.cand.set(b)
 		}
-	}
-	for i, b := range data {
-		b.idx = int32(i)
 	}
 	for _, bs := range byPart {
 		in.parts = append(in.parts, bs)
 	}
 	sort.Slice(in.parts, func(i, j int) bool { return in.parts[i][0].Partition < in.parts[j][0].Partition })
+	in.log = newReplayLog(in.parts, in.cand)
 	in.tEnd = int64(math.MinInt64)
 	for _, b := range data {
 		in.tEnd = max(in.tEnd, b.LastTs)
@@ -423,9 +519,9 @@ func (in *inference) replays(Ls, rtts []int64, limit int) (runs []replayRun, bes
 			cuts := make([]string, len(in.data))
 			var v, held int
 			if rtt == jitteryRTT {
-				v, held = replayJitter(in.parts, in.cand, L, in.tEnd, cuts, best)
+				v, held = replayJitter(in.log, L, in.tEnd, cuts, best)
 			} else {
-				v, held = replay(in.parts, in.cand, L, in.tEnd, cuts, rtt, best)
+				v, held = replay(in.log, L, in.tEnd, cuts, rtt, best)
 			}
 			if v > best {
 				continue
@@ -649,11 +745,36 @@ func (in *inference) batchSizeInterval(sizeN, promptN int, bhi int64, bhiFrom *B
 		iv.Evidence += fmt.Sprintf("; batch %s could not take its next record (%d B needed)", where(bhiFrom), bhi+1)
 	} else {
 		iv.Evidence += "; fewer than two batches certainly cut by size: not enough evidence for an upper bound"
+		if implied, from := in.impliedCeiling(); from != nil {
+			iv.Evidence += fmt.Sprintf(" (the likeliest story's size cuts would put it at or below %d B, by batch %s, but other stories fit without them)", implied, where(from))
+		}
 	}
 	if codec != batch.CodecNone {
 		iv.Evidence += "; compressed: bounds use the producer's ratio estimates"
 	}
 	return iv
+}
+
+// impliedCeiling is the batch.size upper bound that the chosen story's
+// size and large-record cuts would set, and the batch that sets it (nil:
+// none), for the evidence of an interval that states no upper bound.
+func (in *inference) impliedCeiling() (int64, *Batch) {
+	bound, from := int64(math.MaxInt64), (*Batch)(nil)
+	for _, b := range in.data {
+		var u int64
+		switch b.ev {
+		case evSize:
+			u = int64(est(b.Codec, int(b.Uncompressed), b.ratio[1])+b.nextSize()) - 1
+		case evLarge:
+			u = int64(b.FirstUB) - 1
+		default:
+			continue
+		}
+		if u < bound {
+			bound, from = u, b
+		}
+	}
+	return bound, from
 }
 
 // lingerInterval is the inferred linger.ms, or nil when the log bounds
@@ -831,23 +952,24 @@ func partitioner(p *Producer, byPart map[int32][]*Batch, topicPartitions int) st
 // have gone to another partition (the switch happens on the append that
 // does not fit). A batch's successor is the earliest batch, in any
 // partition, that starts at or after its last record; its own partition's
-// next batch wins ties.
-func linkSticky(byPart map[int32][]*Batch) {
-	for p, bs := range byPart {
-		for _, b := range bs {
-			for q, other := range byPart {
-				if q == p {
-					continue
-				}
-				i := sort.Search(len(other), func(i int) bool { return other[i].FirstTs >= b.LastTs })
-				if i == len(other) {
-					continue
-				}
-				c := other[i]
-				if b.succ == nil || c.FirstTs < b.succ.FirstTs {
-					b.succ = c
-				}
-			}
+// next batch wins ties. One sort of all batches by first timestamp, then a
+// search per batch: linear in batches (times a log), whatever the
+// partition count.
+func linkSticky(data []*Batch) {
+	byStart := slices.Clone(data)
+	sort.SliceStable(byStart, func(i, j int) bool { return byStart[i].FirstTs < byStart[j].FirstTs })
+	for _, b := range data {
+		i := sort.Search(len(byStart), func(i int) bool { return byStart[i].FirstTs >= b.LastTs })
+		// The earliest batch of another partition: skip b's own
+		// partition's batches (a run of them shares the instant or
+		// follows it).
+		for ; i < len(byStart) && byStart[i].Partition == b.Partition; i++ {
+		}
+		if i == len(byStart) {
+			continue
+		}
+		if c := byStart[i]; b.succ == nil || c.FirstTs < b.succ.FirstTs {
+			b.succ = c
 		}
 	}
 }

@@ -22,13 +22,13 @@ import (
 // (records after the batch was drained, or a next record that came before
 // it yet is not in it) and how many drains waited for a response; once
 // the contradictions exceed limit it stops (and the cuts are incomplete).
-func replay(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string, rtt int64, limit int) (violations, blocked int) {
-	cur := make([]int, len(parts))
-	own := func(b *Batch) (int64, string) { return ownDue(b, cand, L) }
+func replay(lg *replayLog, L, tEnd int64, cuts []string, rtt int64, limit int) (violations, blocked int) {
+	h := newHeads(lg, L, true)
+	cand := lg.cand
 	var drains []int64
 	last := int64(math.MinInt64)
 	for {
-		T, k := earliestHead(parts, cur, cand, L)
+		T, k := h.earliest()
 		if k < 0 {
 			return violations, blocked
 		}
@@ -43,19 +43,11 @@ func replay(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string
 		}
 		closed := T >= tEnd
 		extra := 0
-		for p, bs := range parts {
-			if cur[p] >= len(bs) {
-				continue
-			}
-			b := bs[cur[p]]
-			if p != k && !closed && (b.FirstTs > T || b.FirstTs == T && b.LastTs > T) {
-				// not started: not in the deque yet (in the event's
-				// millisecond it may have started just after the drain)
-				continue
-			}
-			d, why := own(b)
-			full := cand[b] && b.succ != nil && (b.succ.first.ts < T ||
-				b.succ.first.ts == T && (why == CutSize && d == T || held && cand[b.succ]))
+		for _, p := range h.draining(k, T, closed) {
+			b := h.head(p)
+			d, why := lg.ownDue(b, L)
+			full := cand.has(b) && b.succ != nil && (b.succ.first.ts < T ||
+				b.succ.first.ts == T && (why == CutSize && d == T || held && cand.has(b.succ)))
 			// A successor begun in a held drain's millisecond counts only
 			// when it filled up in turn (a run of full batches queued
 			// behind a busy node).
@@ -76,7 +68,7 @@ func replay(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string
 				violations++
 			}
 			cuts[b.idx] = why
-			cur[p]++
+			h.advance(p)
 			if p != k && b.FirstTs == T && d <= T && !closed {
 				// Begun and due in the drain's millisecond: the sender
 				// took it when it came, in a request of its own (at
@@ -181,8 +173,8 @@ const replaySteps = 4000000
 // until a next record of its partitions. One round trip must fit them
 // all, or the holds count as contradictions. It returns what replay does
 // and stops as it does.
-func replayJitter(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []string, limit int) (violations, blocked int) {
-	r := &jitterReplay{parts: parts, cand: cand, L: L, cuts: cuts, cur: make([]int, len(parts))}
+func replayJitter(lg *replayLog, L, tEnd int64, cuts []string, limit int) (violations, blocked int) {
+	r := &jitterReplay{heads: newHeads(lg, L, false), cuts: cuts}
 	floor := int64(math.MinInt64) // the last drain held up by a busy node
 	// A held drain needs inFlight requests unanswered: it implies a round
 	// trip of at least its time less that of the inFlight-th drain before
@@ -196,7 +188,7 @@ func replayJitter(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []
 		}
 	}
 	for {
-		T, k := earliestHead(parts, r.cur, cand, L)
+		T, k := r.earliest()
 		if k < 0 {
 			settle()
 			return violations, blocked
@@ -237,13 +229,10 @@ func replayJitter(parts [][]*Batch, cand map[*Batch]bool, L, tEnd int64, cuts []
 }
 
 // jitterReplay is the state of one replayJitter: the head batch of each
-// partition (cur) and the cuts given so far.
+// partition and the cuts given so far.
 type jitterReplay struct {
-	parts [][]*Batch
-	cand  map[*Batch]bool
-	L     int64
-	cuts  []string
-	cur   []int
+	*heads
+	cuts []string
 }
 
 // drain takes, at T, the head batch of partition k and of every
@@ -252,19 +241,11 @@ type jitterReplay struct {
 // of their partitions. Only with apply does it cut them and move on.
 func (r *jitterReplay) drain(k int, T int64, apply, held bool) (v int, last, nextAt int64) {
 	last, nextAt = T, math.MaxInt64
-	for p, bs := range r.parts {
-		if r.cur[p] >= len(bs) {
-			continue
-		}
-		b := bs[r.cur[p]]
-		if p != k && (b.FirstTs > T || b.FirstTs == T && b.LastTs > T) {
-			// not started: not in the deque yet (in the event's
-			// millisecond it may have started just after the drain)
-			continue
-		}
-		d, why := ownDue(b, r.cand, r.L)
+	for _, p := range r.draining(k, T, false) {
+		b := r.head(p)
+		d, why := r.ownDue(b, r.L)
 		switch {
-		case held && r.cand[b] && b.succ != nil && (b.succ.first.ts < T || b.succ.first.ts == T && r.cand[b.succ]):
+		case held && r.cand.has(b) && b.succ != nil && (b.succ.first.ts < T || b.succ.first.ts == T && r.cand.has(b.succ)):
 			// Full while the drain was held: a full batch is sendable
 			// before an expired one. A successor begun in the drain's
 			// millisecond counts only when it filled up in turn (a
@@ -282,7 +263,7 @@ func (r *jitterReplay) drain(k int, T int64, apply, held bool) (v int, last, nex
 		}
 		if apply {
 			r.cuts[b.idx] = why
-			r.cur[p]++
+			r.advance(p)
 		}
 	}
 	return v, last, nextAt
@@ -307,7 +288,7 @@ func (r *jitterReplay) holdUntil(k int, U int64) int64 {
 func (r *jitterReplay) close(tEnd int64) (violations int) {
 	for p, bs := range r.parts {
 		for _, b := range bs[r.cur[p]:] {
-			d, why := ownDue(b, r.cand, r.L)
+			d, why := r.ownDue(b, r.L)
 			switch {
 			case why == CutSize && d <= tEnd:
 			case b.next != nil:
@@ -322,29 +303,4 @@ func (r *jitterReplay) close(tEnd int64) (violations int) {
 		}
 	}
 	return violations
-}
-
-// ownDue is when b becomes sendable by itself at linger.ms L, and why: at
-// its linger expiry, or earlier when a next record arrived that did not
-// fit (cand: the batches a size cut may have closed).
-func ownDue(b *Batch, cand map[*Batch]bool, L int64) (int64, string) {
-	d, why := b.FirstTs+L, CutLinger
-	if cand[b] && b.succ != nil && b.succ.first.ts < d {
-		d, why = b.succ.first.ts, CutSize
-	}
-	return d, why
-}
-
-// earliestHead is the partition whose head batch (parts[p][cur[p]]) is due
-// first, and when; k is -1 once every batch is sent.
-func earliestHead(parts [][]*Batch, cur []int, cand map[*Batch]bool, L int64) (T int64, k int) {
-	T, k = math.MaxInt64, -1
-	for p, bs := range parts {
-		if cur[p] < len(bs) {
-			if d, _ := ownDue(bs[cur[p]], cand, L); d < T {
-				T, k = d, p
-			}
-		}
-	}
-	return T, k
 }

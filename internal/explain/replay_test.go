@@ -20,10 +20,14 @@ func TestReplayBackwardTimestamps(t *testing.T) {
 	b := &Batch{FirstTs: 50, LastTs: 60, idx: 1}
 	a.next, a.succ = b, b
 	b.first.ts = 50
-	cand := map[*Batch]bool{a: true}
+	cand := newCandSet(2)
+	cand.set(a)
 	cuts := make([]string, 2)
 	done := make(chan int, 1)
-	go func() { v, _ := replay([][]*Batch{{a, b}}, cand, 5, 100, cuts, 9, math.MaxInt); done <- v }()
+	go func() {
+		v, _ := replay(newReplayLog([][]*Batch{{a, b}}, cand), 5, 100, cuts, 9, math.MaxInt)
+		done <- v
+	}()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
@@ -125,10 +129,10 @@ func TestReplayHoldsBusyNode(t *testing.T) {
 	spans := [][2]int64{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 9}, {10, 10}, {11, 11}, {12, 12}, {13, 13}, {14, 18}, {19, 19}}
 	bs := chain(spans...)
 	cuts := make([]string, len(bs))
-	if v, held := replay([][]*Batch{bs}, nil, 0, 19, cuts, 0, math.MaxInt); v == 0 || held != 0 {
+	if v, held := replay(newReplayLog([][]*Batch{bs}, nil), 0, 19, cuts, 0, math.MaxInt); v == 0 || held != 0 {
 		t.Errorf("no busy node: %d contradictions, %d held; want some and none", v, held)
 	}
-	v, held := replay([][]*Batch{bs}, nil, 0, 19, cuts, 9, math.MaxInt)
+	v, held := replay(newReplayLog([][]*Batch{bs}, nil), 0, 19, cuts, 9, math.MaxInt)
 	if v != 0 || held != 2 {
 		t.Errorf("round trip 9 ms: %d contradictions, %d held; want 0 and 2", v, held)
 	}
@@ -138,7 +142,7 @@ func TestReplayHoldsBusyNode(t *testing.T) {
 		}
 	}
 	for _, rtt := range []int64{5, 14} {
-		if v, _ := replay([][]*Batch{bs}, nil, 0, 19, cuts, rtt, math.MaxInt); v == 0 {
+		if v, _ := replay(newReplayLog([][]*Batch{bs}, nil), 0, 19, cuts, rtt, math.MaxInt); v == 0 {
 			t.Errorf("round trip %d ms: no contradiction", rtt)
 		}
 	}
@@ -147,7 +151,7 @@ func TestReplayHoldsBusyNode(t *testing.T) {
 	spans[11] = [2]int64{50, 50}
 	bs = chain(spans...)
 	for rtt := int64(1); rtt <= 50; rtt++ {
-		if v, _ := replay([][]*Batch{bs}, nil, 0, 50, cuts, rtt, math.MaxInt); v == 0 {
+		if v, _ := replay(newReplayLog([][]*Batch{bs}, nil), 0, 50, cuts, rtt, math.MaxInt); v == 0 {
 			t.Errorf("inconsistent holds: round trip %d ms explains them", rtt)
 		}
 	}
@@ -160,7 +164,7 @@ func TestReplayJitterHoldsBusyNode(t *testing.T) {
 	spans := [][2]int64{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 9}, {10, 10}, {11, 11}, {12, 12}, {13, 13}, {14, 18}, {19, 19}}
 	bs := chain(spans...)
 	cuts := make([]string, len(bs))
-	v, held := replayJitter([][]*Batch{bs}, nil, 0, 19, cuts, math.MaxInt)
+	v, held := replayJitter(newReplayLog([][]*Batch{bs}, nil), 0, 19, cuts, math.MaxInt)
 	if v != 0 || held != 2 {
 		t.Errorf("holding: %d contradictions, %d held; want 0 and 2", v, held)
 	}
@@ -172,7 +176,7 @@ func TestReplayJitterHoldsBusyNode(t *testing.T) {
 	spans[10] = [2]int64{14, 49}
 	spans[11] = [2]int64{50, 50}
 	bs = chain(spans...)
-	if v, held := replayJitter([][]*Batch{bs}, nil, 0, 50, cuts, math.MaxInt); v < held || held == 0 {
+	if v, held := replayJitter(newReplayLog([][]*Batch{bs}, nil), 0, 50, cuts, math.MaxInt); v < held || held == 0 {
 		t.Errorf("inconsistent holds: %d contradictions, %d held; want the holds counted", v, held)
 	}
 }
@@ -195,7 +199,7 @@ func TestReplayCountsRequestsInOneMillisecond(t *testing.T) {
 		}
 	}
 	cuts := make([]string, n)
-	v, held := replay([][]*Batch{p0, p1, p2}, nil, 0, 10, cuts, 9, math.MaxInt)
+	v, held := replay(newReplayLog([][]*Batch{p0, p1, p2}, nil), 0, 10, cuts, 9, math.MaxInt)
 	if v != 0 || held == 0 {
 		t.Errorf("%d contradictions, %d held; want none and a hold", v, held)
 	}
