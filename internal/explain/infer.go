@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -410,9 +411,33 @@ func (p *Producer) inferBatching(in *inference, codec batch.Codec) {
 	if sizeN > 0 || in.blo > 1 {
 		p.Settings.BatchSize = in.batchSizeInterval(sizeN, promptN, bhi, bhiFrom, codec)
 	}
-	if iv := st.lingerInterval(likelyL, lingerN, ambiguous, busyText); iv != nil {
+	iv := st.lingerInterval(likelyL, lingerN, ambiguous, busyText)
+	if iv != nil && (st.best > 0 || st.busy) && len(in.parts) > 1 {
+		// A sender that lagged (a cold or busy JVM, a loaded machine)
+		// keeps batches open past linger.ms by its lag, which the log
+		// does not record. Over one partition the lag only lengthens
+		// batches, so the replay's upper bound holds and the lower one
+		// allows for the lag the spans show; over several, one drain takes
+		// every partition's head, and a late drain reads as an early cut
+		// of the others: neither bound holds. No interval; the replay's
+		// range is only a hint.
+		p.Settings.Notes = append(p.Settings.Notes, fmt.Sprintf("linger.ms: %s, so the log cannot separate linger.ms from the sender's lag (an ideal sender's replay fits linger.ms from %d to %s best)", lagEvidence(st), st.lmin, bound(iv.Max)))
+		iv = nil
+	}
+	if iv != nil {
 		p.Settings.LingerMs = iv
 	}
+}
+
+// lagEvidence says what in the replay shows a lagging sender.
+func lagEvidence(st *stories) string {
+	switch {
+	case st.best > 0 && st.busy:
+		return fmt.Sprintf("%d batch(es) took records after any replay's drain and drains waited on a busy node", st.best)
+	case st.best > 0:
+		return fmt.Sprintf("%d batch(es) took records after any replay's drain", st.best)
+	}
+	return "drains waited past linger.ms (a busy node or a late sender)"
 }
 
 // inference is what infer's steps share about one producer's data
@@ -579,18 +604,26 @@ func (in *inference) fit() *stories {
 // (only the prompt ones if promptOnly), the batch that sets it, and how
 // many size cuts there are.
 func (in *inference) sizeCutBound(cuts []string, promptOnly bool) (int64, *Batch, int) {
-	bhi, from, n := int64(unbounded), (*Batch)(nil), 0
+	type bound struct {
+		u int64
+		b *Batch
+	}
+	var bounds []bound
 	for _, b := range in.data {
 		if cuts[b.idx] != CutSize || promptOnly && !b.prompt() {
 			continue
 		}
-		n++
-		u := int64(est(b.Codec, int(b.Uncompressed), b.ratio[1])+b.nextSize()) - 1
-		if bhi < 0 || u < bhi {
-			bhi, from = u, b
-		}
+		bounds = append(bounds, bound{int64(est(b.Codec, int(b.Uncompressed), b.ratio[1])+b.nextSize()) - 1, b})
 	}
-	return bhi, from, n
+	if len(bounds) == 0 {
+		return unbounded, nil, 0
+	}
+	// The lowest bounds may be drains that came as a batch was nearly
+	// full (a busy sender drains at any time): one in twenty is taken for
+	// such an accident, the first batch of them (in log order) naming it.
+	slices.SortStableFunc(bounds, func(a, b bound) int { return cmp.Compare(a.u, b.u) })
+	k := bounds[len(bounds)/20]
+	return k.u, k.b, len(bounds)
 }
 
 // choose picks the story to tell, and when others fit with other size
@@ -785,36 +818,38 @@ func (in *inference) impliedCeiling() (int64, *Batch) {
 // created), so spans may exceed linger.ms by that much.
 func (st *stories) lingerInterval(likelyL int64, lingerN int, ambiguous, busyText string) *Interval {
 	lmin, lmax := st.lmin, st.lmax
-	lo := max(0, lmin-senderSlackMs)
-	if st.unboundedL && lo == 0 {
+	if st.unboundedL {
 		return nil
 	}
-	if _, ok := firstRound(lmin, lmax, roundLinger); !ok && lo < lmin {
-		if r, ok := firstRound(lo, lmin-1, roundLinger); ok {
-			likelyL = r
+	// The likely value is an ideal sender's (its replay's range, less a
+	// calm sender's wake-up); the interval's lower end is 0: a sender that
+	// lags (a busy or cold JVM, a loaded machine) holds batches open past
+	// linger.ms by a lag the log does not record, so no span proves a
+	// lower bound. Lag never cuts a batch early, so the upper end holds.
+	if lo := max(0, lmin-senderSlackMs); lo < lmin {
+		if _, ok := firstRound(lmin, lmax, roundLinger); !ok {
+			if r, ok := firstRound(lo, lmin-1, roundLinger); ok {
+				likelyL = r
+			}
 		}
 	}
-	iv := &Interval{Min: lo, Max: lmax, Likely: likelyL, Batches: lingerN, Confidence: Low}
-	if st.unboundedL {
-		iv.Max = unbounded
-	}
+	iv := &Interval{Min: 0, Max: lmax, Likely: likelyL, Batches: lingerN, Confidence: Low}
 	switch {
 	case st.best > 0:
-	case lingerN >= 3 && !st.unboundedL && lmax-lmin <= 5 && ambiguous == "":
+	case lingerN >= 3 && lmax-lmin <= 5 && ambiguous == "":
 		iv.Confidence = High
 	case ambiguous == "":
 		iv.Confidence = Medium
 	}
-	iv.Evidence = fmt.Sprintf("replaying the sender, linger.ms from %d to %s fits the log (the lower bound less %d ms of sender latency)", lmin, bound(iv.Max), senderSlackMs)
+	iv.Evidence = fmt.Sprintf("replaying the sender, linger.ms from %d to %d fits the log; a lagging sender holds batches past linger.ms, so the log sets no lower bound", lmin, lmax)
 	if st.best > 0 {
-		iv.Evidence += fmt.Sprintf(" with %d batch(es) it cannot explain (a busy or cold sender: records after linger.ms)", st.best)
+		iv.Evidence += fmt.Sprintf("; %d batch(es) no replay explains (a busy or cold sender: records after linger.ms)", st.best)
 	}
 	if st.busy {
 		iv.Evidence += "; " + busyText
 	}
 	return iv
 }
-
 func (p *Producer) count() {
 	for _, b := range p.Batches {
 		p.Cuts[b.Cut()]++
