@@ -284,10 +284,17 @@ func ReplicasText(w io.Writer, results []*replicas.Result) error {
 	case diverged > 0:
 		fmt.Fprintf(&b, "\ncopies diverge in %d of %d partitions\n", diverged, len(results))
 	case behind > 0:
-		fmt.Fprintf(&b, "\nno divergence (%d partitions); in %d pairs one copy is behind\n", len(results), behind)
+		fmt.Fprintf(&b, "\nno divergence (%s); one copy behind the other in %s\n", plural(len(results), "partition"), plural(behind, "pair"))
 	default:
-		fmt.Fprintf(&b, "\ncopies agree (%d partitions)\n", len(results))
+		fmt.Fprintf(&b, "\ncopies agree (%s)\n", plural(len(results), "partition"))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }

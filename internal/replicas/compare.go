@@ -380,7 +380,7 @@ func (s *pairState) finish(a, b Copy) {
 		end, ok := endOf(hNewer, eo, -1)
 		switch {
 		case ok && end >= 0:
-			p.Detail = fmt.Sprintf("%s wrote epoch %d from offset %d; on %s epoch %d ended at offset %d, so %s's batches of epoch %d from %d were never replicated to the leader of epoch %d: an unclean leader election (or a fast failover): a truncation discards them", older, eo, p.Offset, newer, eo, end, older, eo, p.Offset, en)
+			p.Detail = fmt.Sprintf("%s wrote epoch %d from offset %d; on %s epoch %d ended at offset %d, so %s's batches of epoch %d from %d never reached the leader of epoch %d (an unclean leader election, or a fast failover): following that leader truncates them away", older, eo, p.Offset, newer, eo, end, older, eo, p.Offset, en)
 		default:
 			p.Detail = fmt.Sprintf("%s holds epoch %d from offset %d, %s holds epoch %d there and never saw epoch %d from that offset: the leaders of the two epochs had different logs (an unclean leader election)", older, eo, p.Offset, newer, en, eo)
 		}
