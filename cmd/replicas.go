@@ -42,7 +42,8 @@ batches below the other copy's log start (retention) are not compared.
 Over the wire each replica serves up to its own high watermark (a follower
 answers a consumer's Fetch since KIP-392); ListOffsets with the debugging
 replica id gives each replica's log start and end; the leader's epochs come
-from OffsetForLeaderEpoch, the followers' from their batches.
+from OffsetForLeaderEpoch, the followers' from their batches. The kafka://
+flags below apply, except --from and --to (a usage error here).
 
 Exit status: 0 the copies agree (or one is behind), 1 copies diverge above
 the log start, 2 usage, 3 unreadable input.`
@@ -73,6 +74,9 @@ type replicaGroup struct {
 }
 
 func runReplicas(w io.Writer, src *source.Set, args []string, asJSON bool) error {
+	if wc := src.Options().Wire; wc.From.Kind != wire.BoundDefault || wc.To.Kind != wire.BoundDefault {
+		return withCode(ExitUsage, fmt.Errorf("replicas reads every replica from its log start to its end: --from and --to do not apply"))
+	}
 	groups, err := replicaGroups(src, args)
 	if err != nil {
 		return err

@@ -115,6 +115,7 @@ func TestReplicasUsage(t *testing.T) {
 		{[]string{"replicas", fx + "clean/n1"}, ExitUsage, "only one copy"},
 		{[]string{"replicas", fx + "clean/n1", fx + "nope"}, ExitBadInput, "nope"},
 		{[]string{"replicas", "--format", "xml", fx + "clean/n1", fx + "clean/n2"}, ExitUsage, "xml"},
+		{[]string{"replicas", "--from", "5", fx + "clean/n1", fx + "clean/n2"}, ExitUsage, "--from and --to do not apply"},
 	} {
 		_, errOut, code := runKseg(t, tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.msg) {

@@ -341,11 +341,6 @@ func (s *pairState) finish(a, b Copy) {
 		}
 		return
 	case StatusAgree:
-		if a.LogEnd != b.LogEnd && a.LogEnd > p.CommonStart && b.LogEnd > p.CommonStart {
-			// Both read to their ends with no batch beyond: the
-			// broker's log end said more than the batches (live form).
-			return
-		}
 		return
 	}
 	ha, hb := clip(a.Epochs, p.CommonStart), clip(b.Epochs, p.CommonStart)
@@ -358,7 +353,6 @@ func (s *pairState) finish(a, b Copy) {
 			p.TruncateTo = min(ea, eb)
 		}
 	}
-	atA, atB := epochAt(a.BatchEpochs, p.Offset), epochAt(b.BatchEpochs, p.Offset)
 	firstA, firstB := runAt(p.OnlyA, p.Offset), runAt(p.OnlyB, p.Offset)
 	switch {
 	case firstA == nil || firstB == nil:
@@ -388,7 +382,6 @@ func (s *pairState) finish(a, b Copy) {
 		p.Cause = CauseSameEpoch
 		p.Detail = fmt.Sprintf("both hold epoch %d at offset %d with different batches: copies written independently (a restore from elsewhere, a disk swap, corruption); Kafka's epoch-based truncation cannot see this", firstA.Epoch, p.Offset)
 	}
-	_, _ = atA, atB
 }
 
 // runAt is the first run when it starts at offset o.

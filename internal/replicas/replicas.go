@@ -276,26 +276,6 @@ func shared(a, b []index.EpochEntry, before int64) int32 {
 	return best
 }
 
-// epochAt is the epoch h says offset o was written in (-1: before any).
-func epochAt(h []index.EpochEntry, o int64) int32 {
-	e := int32(-1)
-	for _, x := range h {
-		if x.StartOffset <= o {
-			e = x.Epoch
-		}
-	}
-	return e
-}
-
-func hasEpoch(h []index.EpochEntry, e int32) bool {
-	for _, x := range h {
-		if x.Epoch == e {
-			return true
-		}
-	}
-	return false
-}
-
 // compareHistories notes where the checkpoint's history and the batches'
 // disagree, from the copy's first offset to its end.
 func compareHistories(cp, bt []index.EpochEntry, from, end int64) []string {

@@ -42,13 +42,7 @@ rc_produce rep 30
 sleep 1
 rc_stop 1
 rc_start 3
-for _ in $(seq 1 40); do
-  rc_leader rep | grep -q 'Leader: 3' && break
-  rc_tool org.apache.kafka.tools.LeaderElectionCommand --bootstrap-server "$(rc_boot)" --election-type unclean \
-    --topic rep --partition 0 >/dev/null 2>&1 || true
-  sleep 1
-done
-rc_leader rep | grep -q 'Leader: 3' || { echo "replicas: broker 3 was not elected: $(rc_leader rep)" >&2; exit 1; }
+rc_elect_unclean rep 3
 rc_produce rep 20
 sleep 2
 for i in 1 2 3; do rc_copy "$i" rep "$DIR/before/n$i"; done

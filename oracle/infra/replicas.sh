@@ -13,6 +13,7 @@
 #                        partition.metadata, *.snapshot; the preallocated indexes are left out)
 #   rc_leader TOPIC      the partition's leader and ISR as TopicCommand --describe prints them
 #   rc_wait_isr TOPIC N  wait until TOPIC-0's ISR has N replicas
+#   rc_elect_unclean TOPIC N  make broker N the leader of TOPIC-0 by an unclean election
 # Eligible leader replicas (KIP-966, on by default for new 4.x clusters) keep the last ISR member
 # eligible and stop the controller from electing an out-of-sync replica; the scenario is the
 # classic unclean election, so the feature is formatted at level 0.
@@ -167,4 +168,15 @@ rc_copy() { # N TOPIC DEST
     *.log | *.snapshot | */leader-epoch-checkpoint | */partition.metadata) cp "$f" "$dest/$t-0/" ;;
     esac
   done
+}
+
+rc_elect_unclean() { # TOPIC BROKER: elect BROKER leader of TOPIC-0 (unclean), asking as long as it takes
+  local t=$1 b=$2
+  for _ in $(seq 1 40); do
+    rc_leader "$t" | grep -q "Leader: $b" && return 0
+    rc_tool org.apache.kafka.tools.LeaderElectionCommand --bootstrap-server "$(rc_boot)" --election-type unclean \
+      --topic "$t" --partition 0 >/dev/null 2>&1 || true
+    sleep 1
+  done
+  rc_leader "$t" | grep -q "Leader: $b" || { echo "replicas: broker $b was not elected: $(rc_leader "$t")" >&2; return 1; }
 }

@@ -69,13 +69,7 @@ echo "replicas: stop node 1 (the leader)" >&2
 rc_stop 1
 echo "replicas: start node 3 and elect it unclean" >&2
 rc_start 3
-for _ in $(seq 1 40); do
-  rc_leader rep | grep -q 'Leader: 3' && break
-  rc_tool org.apache.kafka.tools.LeaderElectionCommand --bootstrap-server "$(rc_boot)" --election-type unclean \
-    --topic rep --partition 0 >/dev/null 2>&1 || true
-  sleep 1
-done
-rc_leader rep | grep -q 'Leader: 3' || { echo "replicas: node 3 was not elected: $(rc_leader rep)" >&2; exit 1; }
+rc_elect_unclean rep 3
 rc_produce rep 20 # offsets 50..69 on n3, in the new epoch
 sleep 3
 for i in 1 2 3; do rc_copy "$i" rep "$NEW/unclean/before/n$i"; done
