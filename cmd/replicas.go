@@ -59,7 +59,7 @@ func newReplicasCmd() *cobra.Command {
 		Args:    needPaths("replicas needs the copies to compare (partition directories, or one kafka:// source)"),
 		RunE: func(c *cobra.Command, args []string) error {
 			return withSource(&sf, func(src *source.Set) error {
-				return runReplicas(c.OutOrStdout(), src, args, out.json())
+				return runReplicas(c.OutOrStdout(), c.ErrOrStderr(), src, args, out.json())
 			})
 		},
 	}
@@ -73,11 +73,11 @@ type replicaGroup struct {
 	inputs []replicas.Input
 }
 
-func runReplicas(w io.Writer, src *source.Set, args []string, asJSON bool) error {
+func runReplicas(w, warn io.Writer, src *source.Set, args []string, asJSON bool) error {
 	if wc := src.Options().Wire; wc.From.Kind != wire.BoundDefault || wc.To.Kind != wire.BoundDefault {
 		return withCode(ExitUsage, fmt.Errorf("replicas reads every replica from its log start to its end: --from and --to do not apply"))
 	}
-	groups, err := replicaGroups(src, args)
+	groups, err := replicaGroups(src, args, warn)
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func runReplicas(w io.Writer, src *source.Set, args []string, asJSON bool) error
 }
 
 // replicaGroups resolves the arguments into the copies of each partition.
-func replicaGroups(src *source.Set, args []string) ([]replicaGroup, error) {
+func replicaGroups(src *source.Set, args []string, warn io.Writer) ([]replicaGroup, error) {
 	var groups []replicaGroup
 	byName := map[string]int{}
 	add := func(name string, in replicas.Input) {
@@ -174,12 +174,24 @@ func replicaGroups(src *source.Set, args []string) ([]replicaGroup, error) {
 			add(fileNames[k], in)
 		}
 	}
+	// Log directories of brokers rarely hold the same partitions: a
+	// partition with one copy is named and left out, unless no partition
+	// has two.
+	var out []replicaGroup
 	for _, g := range groups {
-		if len(g.inputs) < 2 {
-			return nil, withCode(ExitUsage, fmt.Errorf("partition %s: only one copy (%s); replicas compares two or more copies of a partition", g.name, g.inputs[0].Name))
+		if len(g.inputs) >= 2 {
+			out = append(out, g)
 		}
 	}
-	return groups, nil
+	if len(out) == 0 {
+		return nil, withCode(ExitUsage, fmt.Errorf("partition %s: only one copy (%s); replicas compares two or more copies of a partition", groups[0].name, groups[0].inputs[0].Name))
+	}
+	for _, g := range groups {
+		if len(g.inputs) < 2 {
+			fmt.Fprintf(warn, "kseg: note: partition %s has one copy (%s): not compared\n", g.name, g.inputs[0].Name)
+		}
+	}
+	return out, nil
 }
 
 func uniq(s []string) []string {

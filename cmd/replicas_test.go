@@ -123,3 +123,20 @@ func TestReplicasUsage(t *testing.T) {
 		}
 	}
 }
+
+// Log directories of brokers holding different partitions: the shared ones
+// are compared, the others named on stderr.
+func TestReplicasLogDirs(t *testing.T) {
+	fx := "../testdata/replicas/"
+	d1, d2 := t.TempDir(), t.TempDir()
+	for _, c := range [][2]string{{fx + "clean/n1/clean-0", d1}, {fx + "restore/n1/restore-0", d1}, {fx + "clean/n2/clean-0", d2}} {
+		if err := os.CopyFS(filepath.Join(c[1], filepath.Base(c[0])), os.DirFS(c[0])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errOut, code := runKseg(t, "replicas", d1, d2)
+	if code != ExitOK || !strings.Contains(out, "partition clean-0: 2 copies") || strings.Contains(out, "restore-0") ||
+		!strings.Contains(errOut, "partition restore-0 has one copy") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+}
