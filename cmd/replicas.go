@@ -24,7 +24,9 @@ COPY is a partition directory (or a log directory holding the partition)
 copied off each broker, or kafka://HOST:PORT/TOPIC[/PARTITION], which reads
 every replica of each partition from its own broker. Copies are grouped by
 partition name; when every argument holds one partition they are one group
-whatever their names.
+whatever their names. A partition with one copy (log directories of brokers
+holding different partitions) is named on stderr and not compared; with no
+partition held twice it is a usage error.
 
 For each copy: its log start and end, batches and records, its leader-epoch
 history from leader-epoch-checkpoint (and from the batches'
