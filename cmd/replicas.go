@@ -236,56 +236,17 @@ func liveInputs(cc *wire.Cluster, rs wire.ReplicaSet) []replicas.Input {
 	return out
 }
 
-// maxEpochQueries bounds the OffsetForLeaderEpoch walk down the leader's
-// epoch history.
-const maxEpochQueries = 1000
-
-// leaderEpochs rebuilds the leader's epoch history from OffsetForLeaderEpoch
-// answers, newest first: asking epoch E gives the largest epoch <= E the
-// leader holds and where it ends; the next question is that epoch - 1. An
-// answer ending at or below the log start (Kafka answers an epoch below its
-// oldest with the oldest's start) ends the walk.
+// leaderEpochs is the leader's epoch history from OffsetForLeaderEpoch.
 func leaderEpochs(cc *wire.Cluster, rs wire.ReplicaSet, logStart int64) ([]index.EpochEntry, bool) {
-	type ans struct {
-		epoch int32
-		end   int64
-	}
-	var got []ans
-	stop := logStart
-	ask := rs.LeaderEpoch
-	for q := 0; q < maxEpochQueries && ask >= 0; q++ {
-		a, err := cc.EpochEnds(context.Background(), rs.Topic, rs.Partition, rs.Leader, []int32{ask})
-		if err != nil || len(a) != 1 {
-			return nil, false
+	h, err := replicas.EpochHistory(func(epoch int32) (int32, int64, error) {
+		a, err := cc.EpochEnds(context.Background(), rs.Topic, rs.Partition, rs.Leader, []int32{epoch})
+		if err != nil {
+			return 0, 0, err
 		}
-		if a[0].Epoch < 0 || a[0].EndOffset <= logStart || (len(got) > 0 && a[0].EndOffset >= got[len(got)-1].end && a[0].Epoch != got[len(got)-1].epoch && a[0].EndOffset == got[len(got)-1].end) {
-			if a[0].Epoch >= 0 && a[0].EndOffset > stop {
-				stop = a[0].EndOffset
-			}
-			break
+		if len(a) != 1 {
+			return 0, 0, fmt.Errorf("%s-%d: %d answers to OffsetForLeaderEpoch", rs.Topic, rs.Partition, len(a))
 		}
-		got = append(got, ans{a[0].Epoch, a[0].EndOffset})
-		ask = a[0].Epoch - 1
-	}
-	if len(got) == 0 {
-		return nil, false
-	}
-	h := make([]index.EpochEntry, len(got))
-	for k := range got {
-		start := stop
-		if k+1 < len(got) {
-			start = got[k+1].end
-		}
-		h[len(got)-1-k] = index.EpochEntry{Epoch: got[k].epoch, StartOffset: max(start, logStart)}
-	}
-	// An epoch asked below the oldest one is answered with the oldest's
-	// start: an entry that ends where it starts is not the leader's.
-	out := h[:0]
-	for k, e := range h {
-		if k+1 < len(h) && h[k+1].StartOffset <= e.StartOffset {
-			continue
-		}
-		out = append(out, e)
-	}
-	return out, true
+		return a[0].Epoch, a[0].EndOffset, nil
+	}, rs.LeaderEpoch, logStart)
+	return h, err == nil && len(h) > 0
 }

@@ -300,3 +300,58 @@ func compareHistories(cp, bt []index.EpochEntry, from, end int64) []string {
 	sort.Strings(notes)
 	return notes
 }
+
+// MaxEpochQueries bounds EpochHistory's questions.
+const MaxEpochQueries = 1000
+
+// EpochHistory rebuilds a leader's epoch history from its
+// OffsetForLeaderEpoch answers (ask: the largest epoch at or below the one
+// asked that its cache holds, and where it ends), newest first from its
+// current epoch: the next question is the answer's epoch - 1. Kafka answers
+// an epoch below its oldest entry with that epoch and the oldest entry's
+// start offset, and one with no entry at all with -1: an answer ending at
+// or below the log start, or going no further down, ends the walk.
+func EpochHistory(ask func(epoch int32) (int32, int64, error), current int32, logStart int64) ([]index.EpochEntry, error) {
+	type ans struct {
+		epoch int32
+		end   int64
+	}
+	var got []ans
+	oldestStart := logStart
+	q := current
+	for n := 0; n < MaxEpochQueries && q >= 0; n++ {
+		e, end, err := ask(q)
+		if err != nil {
+			return nil, err
+		}
+		if e < 0 || end <= logStart || (len(got) > 0 && end >= got[len(got)-1].end) {
+			if e >= 0 && end > oldestStart {
+				oldestStart = end // the oldest entry's start, answered for an older epoch
+			}
+			break
+		}
+		got = append(got, ans{e, end})
+		q = e - 1
+	}
+	h := make([]index.EpochEntry, 0, len(got))
+	for k := len(got) - 1; k >= 0; k-- {
+		start := oldestStart
+		if k+1 < len(got) {
+			start = got[k+1].end
+		}
+		h = append(h, index.EpochEntry{Epoch: got[k].epoch, StartOffset: max(start, logStart)})
+	}
+	// An entry that ends where it starts holds nothing.
+	out := h[:0]
+	for k, e := range h {
+		end := int64(-1)
+		if k+1 < len(h) {
+			end = h[k+1].StartOffset
+		}
+		if end >= 0 && end <= e.StartOffset {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}

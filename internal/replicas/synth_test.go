@@ -223,3 +223,69 @@ func TestUnreadable(t *testing.T) {
 		t.Fatalf("checkpoint with a missing entry: %v", err)
 	}
 }
+
+// kafkaEndOffsetFor answers OffsetForLeaderEpoch as Kafka's
+// LeaderEpochFileCache.endOffsetFor does for cache h and log end leo.
+func kafkaEndOffsetFor(h []index.EpochEntry, leo int64) func(int32) (int32, int64, error) {
+	return func(req int32) (int32, int64, error) {
+		if len(h) == 0 || req > h[len(h)-1].Epoch {
+			return -1, -1, nil
+		}
+		if req == h[len(h)-1].Epoch {
+			return req, leo, nil
+		}
+		var floor *index.EpochEntry
+		var higher *index.EpochEntry
+		for i := range h {
+			if h[i].Epoch <= req {
+				floor = &h[i]
+			}
+			if h[i].Epoch > req && higher == nil {
+				higher = &h[i]
+			}
+		}
+		if floor == nil {
+			return req, higher.StartOffset, nil
+		}
+		return floor.Epoch, higher.StartOffset, nil
+	}
+}
+
+func TestEpochHistory(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		cache    []index.EpochEntry
+		leo      int64
+		logStart int64
+		current  int32
+	}{
+		{"one epoch", []index.EpochEntry{ep(0, 0)}, 100, 0, 0},
+		{"unclean election", []index.EpochEntry{ep(0, 0), ep(2, 50)}, 70, 0, 2},
+		{"current epoch above the cache's", []index.EpochEntry{ep(0, 0), ep(2, 50)}, 70, 0, 5},
+		{"sparse epochs", []index.EpochEntry{ep(3, 0), ep(7, 10), ep(40, 25), ep(41, 30)}, 31, 0, 41},
+		{"log start inside the first epoch", []index.EpochEntry{ep(3, 180), ep(4, 200)}, 210, 180, 4},
+		{"first epoch above the log start", []index.EpochEntry{ep(5, 20), ep(6, 40)}, 50, 0, 6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			asked := 0
+			ask := kafkaEndOffsetFor(tc.cache, tc.leo)
+			h, err := EpochHistory(func(e int32) (int32, int64, error) { asked++; return ask(e) }, tc.current, tc.logStart)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := clip(tc.cache, tc.logStart)
+			if tc.name == "current epoch above the cache's" {
+				want = nil // Kafka answers an epoch above its latest with -1: nothing to walk from
+			}
+			if tc.name == "first epoch above the log start" {
+				want = tc.cache
+			}
+			if fmt.Sprint(h) != fmt.Sprint(want) {
+				t.Errorf("history %v, want %v", h, want)
+			}
+			if asked > len(tc.cache)+2 {
+				t.Errorf("%d questions for %d entries", asked, len(tc.cache))
+			}
+		})
+	}
+}
