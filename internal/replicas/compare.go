@@ -276,7 +276,7 @@ func (s *pairState) step(cs []*copyState, in []bool, m int64) {
 	case in[i] && in[j]:
 		if a.last == b.last && a.crc == b.crc {
 			s.p.Shared++
-			s.lastEp = max(s.lastEp, a.epoch)
+			s.lastEp = max(s.lastEp, min(a.epoch, b.epoch)) // the CRC excludes the epoch: the copies may stamp it differently
 			return
 		}
 		s.diverge(m)

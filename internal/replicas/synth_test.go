@@ -289,3 +289,42 @@ func TestEpochHistory(t *testing.T) {
 		})
 	}
 }
+
+// FuzzCompare: any two copies built from the input compare without a
+// panic, and the verdict does not depend on the order they are given in.
+func FuzzCompare(f *testing.F) {
+	f.Add([]byte{5, 0, 0, 5, 0, 0, 3, 1, 1}, []byte{5, 0, 0, 5, 0, 0, 4, 3, 2})
+	f.Add([]byte{5, 0, 0}, []byte{5, 0, 0, 5, 0, 0})
+	f.Add([]byte{}, []byte{2, 1, 0})
+	build := func(b []byte) []sb {
+		var out []sb
+		next := int64(0)
+		for i := 0; i+2 < len(b) && len(out) < 20; i += 3 {
+			n := int(b[i]%7) + 1
+			if b[i+1]&0x80 != 0 {
+				next += int64(b[i+1] & 3) // a gap
+			}
+			out = append(out, sb{base: next, n: n, epoch: int32(b[i+1] & 7), tag: fmt.Sprint(b[i+2] % 3)})
+			next += int64(n)
+		}
+		return out
+	}
+	f.Fuzz(func(t *testing.T, x, y []byte) {
+		dir := t.TempDir()
+		a := writeCopy(t, filepath.Join(dir, "a"), build(x), nil)
+		b := writeCopy(t, filepath.Join(dir, "b"), build(y), nil)
+		r1, err1 := Compare("t-0", synthInputs(t, a, b))
+		r2, err2 := Compare("t-0", synthInputs(t, b, a))
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("errors %v / %v", err1, err2)
+		}
+		if err1 != nil {
+			return
+		}
+		p, q := r1.Pairs[0], r2.Pairs[0]
+		if p.Status != q.Status || p.Offset != q.Offset || p.Epoch != q.Epoch || p.TruncateTo != q.TruncateTo || p.Cause != q.Cause ||
+			p.Loses != q.Loses || len(p.OnlyA) != len(q.OnlyB) || len(p.OnlyB) != len(q.OnlyA) {
+			t.Fatalf("order matters:\n%+v\n%+v", p, q)
+		}
+	})
+}
