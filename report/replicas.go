@@ -215,14 +215,14 @@ func ReplicasText(w io.Writer, results []*replicas.Result) error {
 		}
 		fmt.Fprintf(&b, "partition %s: %d copies\n", r.Partition, len(r.Copies))
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  copy\tlog start\tlog end\tbatches\trecords\thigh watermark\tepochs (epoch@start offset)\t")
+		fmt.Fprintln(tw, "  copy\tlog start\tlog end\tbatches\trecords\thigh watermark\trecovery point\tepochs (epoch@start offset)\t")
 		for _, c := range r.Copies {
 			name := c.Name
 			if c.Leader {
 				name += " (leader)"
 			}
-			fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%d\t%s\t%s (%s)\t\n", name, c.LogStart, c.LogEnd, c.Batches, c.Records,
-				offText(c.HighWatermark), epochsText(c.Epochs), c.EpochsFrom)
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%d\t%s\t%s\t%s (%s)\t\n", name, c.LogStart, c.LogEnd, c.Batches, c.Records,
+				offText(c.HighWatermark), offText(c.RecoveryPoint), epochsText(c.Epochs), c.EpochsFrom)
 		}
 		tw.Flush()
 		for _, c := range r.Copies {
