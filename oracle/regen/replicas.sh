@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Replica fixtures for kseg replicas from a real 3-node Kafka cluster (oracle/infra/replicas.sh):
+# Replica fixtures for kseg replicas from a real Kafka cluster (a controller and three brokers,
+# oracle/infra/replicas.sh):
 #   oracle/regen/replicas.sh      run the scenario and rewrite testdata/replicas/
 # Every topic has one partition on nodes 1 2 3 (leader 1). Fixtures (each copy is a log
 # directory: the three checkpoint files and the partition directory):
@@ -87,7 +88,8 @@ cat "$NEW/unclean/truncation.txt" >&2
 
 cat >"$NEW/PROVENANCE" <<EOF
 Written by oracle/regen/replicas.sh on $(date -u +%Y-%m-%d) with Apache Kafka $(kafka_version)
-(a 3-node KRaft cluster on one machine, nodes 1 2 3, eligible.leader.replicas.version=0).
+(KRaft on one machine: a controller, node 0, and three brokers, nodes 1 2 3;
+eligible.leader.replicas.version=0).
 Every topic has one partition with replicas 1,2,3 (leader 1). Producers: ProducerPerformance,
 100-byte records, acks=1, enable.idempotence=false, batch.size=1024, linger.ms=0.
 Each copy is a log directory as an operator copies it off a broker: the checkpoint files
