@@ -37,7 +37,7 @@ type exitCodeInfo struct {
 // holds the same rows, verbatim (TestExitCodesDocumented).
 var exitCodes = []exitCodeInfo{
 	{ExitOK, "ExitOK", "success"},
-	{ExitFindings, "ExitFindings", "a check failed (`count`), layouts differ (`diff`), findings at or above `--fail-on` (`audit`), a partition outside `--tolerance` (`produce --compare`), corrupt regions skipped (`dump --keep-going`), a producer snapshot with a bad CRC (`dump --format kseg\\|json`)"},
+	{ExitFindings, "ExitFindings", "a check failed (`count`), layouts differ (`diff`), findings at or above `--fail-on` (`audit`), a partition outside `--tolerance` (`produce --compare`), corrupt regions skipped (`dump --keep-going`), a producer snapshot with a bad CRC (`dump --format kseg\\|json`), copies of a partition that diverge above their log start (`replicas`)"},
 	{ExitKafkaCrash, "ExitKafkaCrash", "kafka-dump-log's own exit status for the same input: a crash where kafka-dump-log crashes (`dump --files`)"},
 	{ExitUsage, "ExitUsage", "usage error: an unknown flag, command or `--format`, a bad value, a missing argument, an output that exists without `--force` (`produce --out`, `report --out`), a non-empty `produce --out` directory kseg did not write, even with `--force`"},
 	{ExitBadInput, "ExitBadInput", "unreadable, truncated or corrupt input; for `kafka://` sources also: missing topic or partition, unreachable broker, failed authentication or TLS verification, a partition that could not be read; `report` also when its HTML file cannot be written"},

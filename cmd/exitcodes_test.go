@@ -61,13 +61,14 @@ func exitStatusCodes(t *testing.T, name, long string) []ExitCode {
 // only codes of the table.
 func TestHelpExitStatus(t *testing.T) {
 	want := map[string][]ExitCode{
-		"dump":    {ExitOK, ExitFindings, ExitUsage, ExitBadInput}, // ExitKafkaCrash is 1 too
-		"count":   {ExitOK, ExitFindings, ExitUsage, ExitBadInput},
-		"diff":    {ExitOK, ExitFindings, ExitUsage, ExitBadInput},
-		"audit":   {ExitOK, ExitFindings, ExitUsage, ExitBadInput},
-		"explain": {ExitOK, ExitUsage, ExitBadInput, ExitInternal},
-		"produce": {ExitOK, ExitFindings, ExitUsage, ExitBadInput, ExitInternal},
-		"report":  {ExitOK, ExitUsage, ExitBadInput},
+		"dump":     {ExitOK, ExitFindings, ExitUsage, ExitBadInput}, // ExitKafkaCrash is 1 too
+		"count":    {ExitOK, ExitFindings, ExitUsage, ExitBadInput},
+		"diff":     {ExitOK, ExitFindings, ExitUsage, ExitBadInput},
+		"audit":    {ExitOK, ExitFindings, ExitUsage, ExitBadInput},
+		"explain":  {ExitOK, ExitUsage, ExitBadInput, ExitInternal},
+		"produce":  {ExitOK, ExitFindings, ExitUsage, ExitBadInput, ExitInternal},
+		"report":   {ExitOK, ExitUsage, ExitBadInput},
+		"replicas": {ExitOK, ExitFindings, ExitUsage, ExitBadInput},
 	}
 	root := newRoot(&bytes.Buffer{}, &bytes.Buffer{})
 	for name, codes := range want {
@@ -121,6 +122,8 @@ func TestExecuteCodesInTable(t *testing.T) {
 		{[]string{"explain", missing}, ExitBadInput},
 		{[]string{"produce", "--records", "-1", "--dry-run"}, ExitUsage},
 		{[]string{"report", small}, ExitUsage},
+		{[]string{"replicas", small}, ExitUsage},
+		{[]string{"replicas", small, missing}, ExitBadInput},
 	}
 	for _, tc := range cases {
 		var out, errb bytes.Buffer

@@ -30,6 +30,11 @@ sweep) gives one run per sub-directory. Runs are shown side by side.
 Partitions with more than 2000 batches are sampled at a regular stride in
 the per-batch charts (the caption says so); counts and tables are exact.
 
+With --replicas the runs are copies of the same partitions, one per broker
+(kseg replicas): each partition held by two or more runs gets a time line of
+every copy's leader epochs along the offsets, from its log start to its log
+end, with each divergence marked and each pair's verdict.
+
 The page is written atomically (temporary file, then rename); an existing
 --out file is replaced only with --force.
 
@@ -42,6 +47,7 @@ type reportFlags struct {
 	noAudit    bool
 	quiet      bool
 	explain    bool
+	replicas   bool
 }
 
 func newReportCmd() *cobra.Command {
@@ -66,6 +72,7 @@ func newReportCmd() *cobra.Command {
 	fs.BoolVar(&f.noAudit, "no-audit", false, "skip the producer audit (no findings marked)")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	fs.BoolVar(&f.explain, "explain", false, "colour each batch's point by its cut reason and show the inferred producer settings (kseg explain)")
+	fs.BoolVar(&f.replicas, "replicas", false, "the runs are copies of the same partitions (one per broker): draw each partition's leader epochs of every copy on one time line, with where they diverge (kseg replicas)")
 	addSourceFlags(c, &sf)
 	return c
 }
@@ -89,7 +96,7 @@ func runReport(c *cobra.Command, f *reportFlags, src *source.Set, args []string)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	opts := collect.Options{Audit: !f.noAudit, Explain: f.explain, Walk: namedLogs(src.Partitions), Coordinators: src}
+	opts := collect.Options{Audit: !f.noAudit, Explain: f.explain, Replicas: f.replicas, Walk: namedLogs(src.Partitions), Coordinators: src}
 	prog := report.NewProgress(c.ErrOrStderr(), showProgress(c, f.quiet, false), "report", 2*collect.TotalBytes(runs, opts))
 	if prog != nil {
 		opts.Progress = prog.Add

@@ -6,8 +6,8 @@ import (
 )
 
 // The broker's text files in a partition directory, as the reference
-// producer writes them (docs/producer-model.md, Broker write path). kseg never reads them:
-// kafka-dump-log does not dump them and the audit does not need them.
+// producer writes them (docs/producer-model.md, Broker write path).
+// checkpoint_read.go reads checkpoints back (kseg replicas).
 
 // Checkpoint file versions Kafka writes.
 const (

@@ -66,7 +66,10 @@ func WriteHTML(w io.Writer, runs []Run, opt HTMLOptions) error {
 	// One section per partition name, runs side by side.
 	e := html.EscapeString
 	for _, name := range partitionNames(runs) {
-		fmt.Fprintf(&sb, "<h2 id=\"p-%s\">%s</h2>\n<div class=\"runs\">\n", e(anchor(name)), e(name))
+		fmt.Fprintf(&sb, "<h2 id=\"p-%s\">%s</h2>\n", e(anchor(name)), e(name))
+		rows, pairs := replicaRows(runs, name)
+		replicaTimeline(&sb, rows, pairs)
+		sb.WriteString("<div class=\"runs\">\n")
 		for _, r := range runs {
 			for i := range r.Partitions {
 				if r.Partitions[i].Name == name {

@@ -4,6 +4,7 @@ import (
 	"github.com/kseg/kseg/batch"
 	"github.com/kseg/kseg/internal/audit"
 	"github.com/kseg/kseg/internal/explain"
+	"github.com/kseg/kseg/internal/replicas"
 	"github.com/kseg/kseg/producer"
 	"github.com/kseg/kseg/segment"
 )
@@ -67,6 +68,12 @@ type PartitionData struct {
 	// when kseg produce --runs wrote the log (nil otherwise).
 	Envelope *producer.PartitionEnvelope
 	Runs     int // simulated runs behind Envelope
+	// Replica is this partition as one copy among the runs holding the
+	// same partition (kseg replicas: its epochs, log start and end), and
+	// ReplicaPairs the comparisons it is the first copy of; nil when no
+	// other run holds the partition.
+	Replica      *replicas.Copy
+	ReplicaPairs []replicas.Pair
 }
 
 // Gap is the time between two consecutive batches.

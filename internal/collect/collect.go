@@ -15,6 +15,7 @@ import (
 
 	"github.com/kseg/kseg/internal/audit"
 	"github.com/kseg/kseg/internal/explain"
+	"github.com/kseg/kseg/internal/replicas"
 	"github.com/kseg/kseg/producer"
 	"github.com/kseg/kseg/report"
 	"github.com/kseg/kseg/segment"
@@ -199,6 +200,9 @@ func hasPartitionChild(dir string) bool {
 type Options struct {
 	Audit   bool // run the producer audit of each partition
 	Explain bool // infer each batch's cut and the producer settings (kseg explain)
+	// Replicas compares the runs holding the same partition as its copies
+	// (kseg replicas), for the page's epoch time line.
+	Replicas bool
 	// Progress, when set, is told the bytes and batches read (see
 	// segment.CountOptions.Progress).
 	Progress func(bytes, batches int64)
@@ -222,6 +226,8 @@ func (o Options) walk(paths []string) ([]segment.Partition, error) {
 // --detail), sampled per-batch points and, optionally, the audit and kseg
 // explain's inference.
 func Runs(runs []report.Run, opts Options) error {
+	copies := map[string][]replicaCopy{}
+	var names []string
 	for i := range runs {
 		r := &runs[i]
 		parts, err := opts.walk([]string{r.Path})
@@ -257,6 +263,57 @@ func Runs(runs []report.Run, opts Options) error {
 				}
 			}
 			r.Partitions = append(r.Partitions, *pd)
+			name := parts[j].Name()
+			if _, ok := copies[name]; !ok {
+				names = append(names, name)
+			}
+			copies[name] = append(copies[name], replicaCopy{run: i, index: len(r.Partitions) - 1, part: parts[j]})
+		}
+	}
+	for _, name := range names {
+		if !opts.Replicas {
+			break
+		}
+		if err := compareCopies(runs, name, copies[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replicaCopy is one run's copy of a partition.
+type replicaCopy struct {
+	run, index int
+	part       segment.Partition
+}
+
+// compareCopies compares the copies of one partition held by several runs
+// (kseg replicas), for the page's epoch time line.
+func compareCopies(runs []report.Run, name string, cs []replicaCopy) error {
+	if len(cs) < 2 {
+		return nil
+	}
+	var ins []replicas.Input
+	for k := range cs {
+		in, err := replicas.FileInput(runs[cs[k].run].Name, &cs[k].part)
+		if err != nil {
+			return err
+		}
+		ins = append(ins, in)
+	}
+	res, err := replicas.Compare(name, ins)
+	if err != nil {
+		return err
+	}
+	for k, c := range cs {
+		pd := &runs[c.run].Partitions[c.index]
+		cp := res.Copies[k]
+		pd.Replica = &cp
+		for _, p := range res.Pairs {
+			if p.A == cp.Name {
+				p.OnlyA, p.OnlyB = nil, nil // the page draws the offsets, not the runs
+				pd.ReplicaPairs = append(pd.ReplicaPairs, p)
+			}
 		}
 	}
 	return nil

@@ -118,3 +118,62 @@ func TestSweepRunsInOrder(t *testing.T) {
 		t.Errorf("ResolveRuns: %s, want %s", s, want)
 	}
 }
+
+// Runs holding the same partition are compared as its copies (kseg
+// replicas): each run's partition gets its epochs and the pairs, for the
+// page's time line. The copies are a real unclean election
+// (testdata/replicas, Kafka 4.4.0).
+func TestRunsCompareCopies(t *testing.T) {
+	var paths []string
+	for _, n := range []string{"n1", "n2", "n3"} {
+		paths = append(paths, filepath.Join("..", "..", "testdata", "replicas", "unclean", "before", n))
+	}
+	runs, err := ResolveRuns(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Runs(runs, Options{Replicas: true}); err != nil {
+		t.Fatal(err)
+	}
+	diverged := 0
+	for _, r := range runs {
+		pd := r.Partitions[0]
+		if pd.Replica == nil || pd.Replica.Name != r.Name || len(pd.Replica.Epochs) == 0 {
+			t.Fatalf("%s: replica %+v", r.Name, pd.Replica)
+		}
+		for _, p := range pd.ReplicaPairs {
+			if p.Status == "diverged" {
+				diverged++
+				if p.Offset != 50 || p.Epoch != 0 {
+					t.Errorf("%s vs %s at %d epoch %d", p.A, p.B, p.Offset, p.Epoch)
+				}
+			}
+		}
+	}
+	if diverged != 2 {
+		t.Errorf("%d diverging pairs, want 2 (n1 and n2 against the unclean leader n3)", diverged)
+	}
+	var sb strings.Builder
+	if err := report.WriteHTML(&sb, runs, report.HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := sb.String()
+	if strings.Count(page, `class="divergence"`) != 2 || !strings.Contains(page, `data-epoch="2"`) {
+		t.Errorf("the page has no epoch time line with both divergences")
+	}
+	// Without Replicas, or with one run alone: no copies, no time line.
+	for k := range runs {
+		runs[k].Partitions = nil
+	}
+	if err := Runs(runs, Options{}); err != nil || runs[0].Partitions[0].Replica != nil {
+		t.Fatalf("compared without Options.Replicas: %v", err)
+	}
+	one := runs[:1]
+	one[0].Partitions = nil
+	if err := Runs(one, Options{Replicas: true}); err != nil {
+		t.Fatal(err)
+	}
+	if one[0].Partitions[0].Replica != nil {
+		t.Error("a partition held by one run is compared with nothing")
+	}
+}

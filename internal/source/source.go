@@ -181,3 +181,18 @@ func txnView(topic string, partition int32, ps wire.Producers, now time.Time) au
 }
 
 var _ audit.Coordinators = (*Set)(nil)
+
+// Replicas resolves a kafka:// argument into every replica of each
+// partition it names, each read from its own broker (kseg replicas).
+func (s *Set) Replicas(arg string) (*wire.Cluster, []wire.ReplicaSet, error) {
+	u, err := wire.ParseURL(arg)
+	if err != nil {
+		return nil, nil, err
+	}
+	cc, err := s.cluster(u.Brokers)
+	if err != nil {
+		return nil, nil, err
+	}
+	rs, err := cc.Replicas(arg, u)
+	return cc, rs, err
+}

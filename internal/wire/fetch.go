@@ -161,6 +161,9 @@ type fetcher struct {
 	// (tests).
 	do      func(ctx context.Context, offset int64, size int32) (*kmsg.FetchResponseTopicPartition, error)
 	refresh func(ctx context.Context) error
+	// seen, when set, is told every partition response (a replica's high
+	// watermark, kseg replicas).
+	seen func(*kmsg.FetchResponseTopicPartition)
 }
 
 // run fetches [from, to) in order and sends the complete batches of each
@@ -183,6 +186,9 @@ func (f *fetcher) run(ctx context.Context, out chan<- chunk) {
 				send(chunk{err: fmt.Errorf("%s-%d at offset %d: %w", f.p.topic, f.p.partition, next, err)})
 			}
 			return
+		}
+		if f.seen != nil {
+			f.seen(part)
 		}
 		b, last, done, err := frame(f.p.name, part.RecordBatches, next, f.p.to)
 		if err != nil {
