@@ -24,6 +24,7 @@ type pbatch struct {
 	stick      int64   // sticky period (switch count) at creation, -1 keyed
 
 	closedBefore int64 // batches closed before this one was created
+	first        int64 // the record that created it
 }
 
 // estimatedBytes is MemoryRecordsBuilder.estimatedBytesWritten, in Java's

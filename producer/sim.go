@@ -118,6 +118,16 @@ type sim struct {
 	counter  func(part, records int)
 	factor   float64
 
+	// A trace replay (recs.trace set): the application thread sends record
+	// i at arr.at(i) and puts it in the trace's partition (-1: the
+	// partitioner's); tally gets each closed batch whose first record is
+	// at or after countFrom, requests counts the produce requests.
+	arr       *arrivals
+	tally     func(part, records, bytes int, cut string)
+	countFrom int64
+	countTo   int64 // 0: no end
+	requests  int64
+
 	sink     func(part int, b []byte, brokerMs int64) error
 	onDrain  func(DrainedBatch)
 	comp     batch.Compressor
@@ -189,14 +199,20 @@ func newSimWith(cfg *Config, sink func(int, []byte, int64) error, recs *records,
 	s.sticky = stickyPartitioner{n: n, batchSize: s.B, part: -1, rnd: rng.Uint32}
 	start := cfg.StartTime * 1e6
 	s.appTs = start
-	s.appAt = start + int64(cfg.FirstSendDelay) + s.sendCost(0)
+	if recs.trace != nil {
+		s.arr = newArrivals(recs.trace, cfg.spread, cfg.Seed, cfg.Run)
+		if cfg.Records > 0 {
+			s.appTs = s.arr.at(0)
+		}
+	}
+	s.appAt = s.appTs + int64(cfg.FirstSendDelay) + s.sendCost(0)
 	s.pidAt = start + int64(cfg.PIDDelay)
 	return s
 }
 
 // sendCost is the application thread's time for send() number i.
 func (s *sim) sendCost(i int64) int64 {
-	if s.clk.ideal || i >= s.cfg.Records {
+	if s.clk.ideal || s.clk.noApp || i >= s.cfg.Records {
 		return 0
 	}
 	key, value, hdr := s.recs.at(i)
@@ -293,7 +309,10 @@ func (s *sim) send() error {
 		return fmt.Errorf("%w: record %d is %d bytes (upper bound), buffer.memory is %d", ErrRecordTooLarge, i, ub, s.cfg.BufferMemory)
 	}
 	part := -1
-	if key != nil {
+	switch {
+	case s.arr != nil:
+		part = int(s.recs.trace.recs[i].part)
+	case key != nil:
 		part = PartitionForKey(key, s.cfg.Partitions)
 	}
 	tsMs := s.appTs / 1e6
@@ -339,7 +358,11 @@ func (s *sim) scheduleNext(from int64) {
 	}
 	s.state = appReady
 	prev := s.appTs
-	if s.cfg.Sync {
+	if s.arr != nil {
+		// A trace: send i starts when the log says it did, or when send
+		// i-1 returns (or, sync, its ack came) if that is later.
+		s.appTs = max(s.arr.at(s.next), from)
+	} else if s.cfg.Sync {
 		s.appTs = from + int64(s.cfg.SendInterval) // think time after the ack
 	} else {
 		// A fixed-rate sender: send i starts at start + i*interval, or
@@ -408,6 +431,7 @@ func (s *sim) append(part int, ts int64, key, value []byte, hdr []batch.RecordHe
 			stick:      -1,
 		}
 		nb.closedBefore = s.closedCount
+		nb.first = s.next
 		if sticky {
 			nb.stick = s.sticky.switches
 		}
@@ -654,7 +678,12 @@ func (s *sim) close(pb *pbatch) (int, error) {
 			DrainedMs: s.now / 1e6, CreatedMs: pb.createdMs, BaseSeq: h.BaseSequence, EstimateAt: pb.ratio, Created: pb.created, Stick: pb.stick, ClosedBefore: pb.closedBefore, Cut: cut})
 	}
 	if s.sizeOnly {
-		s.counter(pb.part, pb.b.NumRecords())
+		if s.counter != nil {
+			s.counter(pb.part, pb.b.NumRecords())
+		}
+		if s.tally != nil && s.counts(pb) {
+			s.tally(pb.part, pb.b.NumRecords(), n, cut)
+		}
 		return n, nil
 	}
 	// Requests arrive in send order, so the broker's append can run now
@@ -675,9 +704,18 @@ func (s *sim) observedRatio(compressed, uncompressed int) float32 {
 	return float32(math.Round(float64(compressed)*s.factor)) / float32(uncompressed)
 }
 
+// counts reports whether a trace replay's window counts pb: its first
+// record is in the window's own records.
+func (s *sim) counts(pb *pbatch) bool {
+	return pb.first >= s.countFrom && (s.countTo == 0 || pb.first < s.countTo)
+}
+
 // request puts a produce request in flight; acks=0 completes at once.
 func (s *sim) request(node int, batches []*pbatch) {
 	s.inflight[node]++
+	if len(batches) > 0 && s.counts(batches[0]) {
+		s.requests++
+	}
 	if s.cfg.Acks == 0 {
 		s.complete(node, batches)
 		return
