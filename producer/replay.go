@@ -95,10 +95,13 @@ type RunLayout struct {
 	Batches, Records, Bytes []int64
 	Cuts                    [][]int64
 	Requests                int64
+	// Hist is the run's batches by records per batch, in powers of 2
+	// (bucket k: 2^k to 2^(k+1)-1 records).
+	Hist []int64
 }
 
 func newRunLayout(parts int) RunLayout {
-	l := RunLayout{Batches: make([]int64, parts), Records: make([]int64, parts), Bytes: make([]int64, parts), Cuts: make([][]int64, parts)}
+	l := RunLayout{Batches: make([]int64, parts), Records: make([]int64, parts), Bytes: make([]int64, parts), Cuts: make([][]int64, parts), Hist: make([]int64, histBuckets)}
 	for p := range l.Cuts {
 		l.Cuts[p] = make([]int64, len(CutNames))
 	}
@@ -115,6 +118,9 @@ func (l *RunLayout) add(o *RunLayout) {
 		}
 	}
 	l.Requests += o.Requests
+	for k := range l.Hist {
+		l.Hist[k] += o.Hist[k]
+	}
 }
 
 // TotalBatches is the run's batches over every partition.
@@ -346,6 +352,7 @@ func simulateWindow(win *window, cfg Config, w, r int, sizes *sizeCache, builder
 		l.Records[p] += int64(n)
 		l.Bytes[p] += int64(bytes)
 		l.Cuts[p][cutIndex(cut)]++
+		l.Hist[histBucket(int64(n))]++
 	}
 	// batches begun past the window's end belong to the next window
 	s.countTo = countTo

@@ -385,3 +385,57 @@ func TestReplayWindowsAgree(t *testing.T) {
 	}
 	t.Logf("whole %+v windowed %+v", w, c)
 }
+
+// TestFitSender: a log the model wrote with a sender that lags and a
+// slow broker is fitted back: the replay under the log's settings with
+// the fitted sender reproduces its batch count within max(1, 5%), where
+// the ideal sender does not.
+func TestFitSender(t *testing.T) {
+	tests := []struct {
+		name string
+		mod  func(*Config)
+		s    Sender
+	}{
+		{"busy broker linger 0", func(c *Config) {
+			c.Records, c.LingerMs, c.SendInterval = 4000, 0, 300*time.Microsecond
+		}, Sender{Lag: time.Millisecond, Close: 100 * time.Microsecond, RTT: 8 * time.Millisecond}},
+		{"lagging sender linger 0 3 partitions", func(c *Config) {
+			c.Partitions, c.Records, c.LingerMs, c.SendInterval = 3, 6000, 0, 100*time.Microsecond
+		}, Sender{Lag: 2 * time.Millisecond, Close: 200 * time.Microsecond, RTT: 4 * time.Millisecond}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			tc.mod(&cfg)
+			tc.s.Apply(&cfg)
+			dir, res := writeModelLog(t, cfg)
+			tr := traceFromDir(t, dir, cfg.Partitions)
+			var logB int64
+			for _, ps := range res.Partitions {
+				logB += ps.Batches
+			}
+			was := DefaultConfig()
+			was.LingerMs = cfg.LingerMs
+			fit, err := FitSender([]*Trace{tr}, was, FitOptions{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			check := func(s Sender) int {
+				rr, err := Replay([]*Trace{tr}, was, s, ReplayOptions{Runs: 21, Seed: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return rr.TotalBatches().P50
+			}
+			got, ideal := check(fit.Sender), check(Sender{RTT: time.Millisecond})
+			tol := max(1, logB/20)
+			if d := int64(got) - logB; d > tol || -d > tol {
+				t.Errorf("fitted %+v (batch error %.3f, hist %.3f, %d tries): replay p50 %d batches, the log %d", fit.Sender, fit.BatchError, fit.HistError, fit.Evaluations, got, logB)
+			}
+			if d := int64(ideal) - logB; d <= tol && -d <= tol {
+				t.Errorf("the ideal sender reproduces the log too (%d vs %d): the case does not test the fit", ideal, logB)
+			}
+			t.Logf("log %d, fitted %d (%+v, %d tries), ideal %d", logB, got, fit.Sender, fit.Evaluations, ideal)
+		})
+	}
+}

@@ -1,0 +1,199 @@
+package producer
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// Fit is a sender fitted to a log (FitSender).
+type Fit struct {
+	Sender Sender
+	// BatchError is (replay's median batches − the log's) / the log's,
+	// over the records the fit replayed, under the log's own settings;
+	// HistError is how far the replay's records-per-batch distribution
+	// is from the log's (half the L1 distance of the two, in powers of 2:
+	// 0 the same, 1 disjoint).
+	BatchError, HistError float64
+	// Records is how many records the fit replayed (its windows: all of
+	// the log's records, or a sample of windows spread over a large log),
+	// Evaluations how many senders it tried.
+	Records     int
+	Evaluations int
+}
+
+// FitOptions bound a fit's work.
+type FitOptions struct {
+	Runs       int // runs per sender tried (0: 9)
+	MaxRecords int // records replayed per try (0: 60,000)
+	Seed       uint64
+	Workers    int
+}
+
+// TraceTiming is the fitted sender as a producer Timing and round trip,
+// as `kseg produce` takes them (its application thread's costs are
+// zero: a trace's send times are the log's).
+func (f *Fit) TraceTiming() (Timing, time.Duration) { return f.Sender.Timing(), f.Sender.RTT }
+
+// histWeight weighs the records-per-batch distribution against the
+// batch count in a fit's score.
+const histWeight = 0.2
+
+// FitSender fits the sender's lag, close cost and round trip to traces
+// (the sessions of one topic) so that their replay under cfg (the
+// settings that wrote the log) reproduces the log's own layout: its
+// batch count and its records-per-batch distribution. The jitters are
+// fixed (senderJitter and the others). The search is a coordinate
+// descent over the three in a log scale, from coarse steps to fine (the
+// score is the mean batch count's relative error plus histWeight times
+// the distribution's distance); every
+// try replays the same windows with the same seeds (common random
+// numbers), so the score is a deterministic function of the sender.
+func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
+	if opts.Runs <= 0 {
+		opts.Runs = 9
+	}
+	if opts.MaxRecords <= 0 {
+		opts.MaxRecords = 60000
+	}
+	if len(traces) == 0 {
+		return nil, configErr("nothing to fit")
+	}
+	parts := traces[0].Partitions
+	cfg.Partitions = parts
+	cfg.TimestampStepMs = -1
+	cfg.Seed = opts.Seed
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	wins, logBatches, logHist := fitWindows(traces, cfg, opts.MaxRecords)
+	fit := &Fit{}
+	for _, w := range wins {
+		fit.Records += w.countHi - w.countLo
+	}
+	if logBatches == 0 {
+		return fit, nil
+	}
+	score := func(s Sender) (float64, float64, float64, error) {
+		c := cfg
+		s.Apply(&c)
+		fit.Evaluations++
+		sims, err := simulateWindows(wins, c, opts.Runs, opts.Workers)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		totals := make([]int, opts.Runs)
+		hist := make([]float64, histBuckets)
+		var all float64
+		for r := range opts.Runs {
+			for w := range wins {
+				l := &sims[w][r]
+				totals[r] += int(l.TotalBatches())
+				for k, n := range l.Hist {
+					hist[k] += float64(n)
+					all += float64(n)
+				}
+			}
+		}
+		mean := 0.0
+		for _, n := range totals {
+			mean += float64(n)
+		}
+		mean /= float64(len(totals))
+		be := (mean - float64(logBatches)) / float64(logBatches)
+		he := 0.0
+		var logAll float64
+		for _, n := range logHist {
+			logAll += float64(n)
+		}
+		for k := range hist {
+			he += math.Abs(hist[k]/max(all, 1) - float64(logHist[k])/max(logAll, 1))
+		}
+		he /= 2
+		return math.Abs(be) + histWeight*he, be, he, nil
+	}
+	// lag, close, rtt in ns, with their floors (a zero value steps up
+	// from its floor) and ceilings
+	p := [3]float64{500e3, 100e3, 3e6}
+	floor := [3]float64{20e3, 5e3, 200e3}
+	ceil := [3]float64{200e6, 20e6, 2e9}
+	mk := func(p [3]float64) Sender {
+		return Sender{Lag: time.Duration(p[0]), Close: time.Duration(p[1]), RTT: time.Duration(p[2]),
+			Jitter: senderJitter, RunJitter: senderRunJitter, RTTJitter: senderRTTJitter}
+	}
+	best, be, he, err := score(mk(p))
+	if err != nil {
+		return nil, err
+	}
+	for _, steps := range [][]float64{{0, 0.1, 0.3, 3, 10}, {0.5, 2}, {0.5, 2}, {0.7, 1.4}, {0.7, 1.4}} {
+		for i := range p {
+			cur := p[i]
+			for _, m := range steps {
+				q := p
+				switch {
+				case m == 0:
+					if i == 2 || cur == 0 {
+						continue // a round trip is never 0
+					}
+					q[i] = 0
+				case cur == 0:
+					q[i] = floor[i] * m
+				default:
+					q[i] = min(ceil[i], max(floor[i], cur*m))
+				}
+				if q[i] == p[i] {
+					continue
+				}
+				sc, b, h, err := score(mk(q))
+				if err != nil {
+					return nil, err
+				}
+				if sc < best-1e-9 {
+					best, be, he, p = sc, b, h, q
+				}
+			}
+		}
+	}
+	fit.Sender, fit.BatchError, fit.HistError = mk(p), be, he
+	return fit, nil
+}
+
+// fitWindows picks the windows a fit replays: every window while their
+// records stay within maxRecords, else windows spread evenly over the
+// traces; and the log's batches begun in them and its records-per-batch
+// histogram.
+func fitWindows(traces []*Trace, cfg Config, maxRecords int) (wins []window, logBatches int, logHist []int64) {
+	gap := uint32(min(cfg.LingerMs+1000+10*cfg.RTT.Milliseconds(), math.MaxUint32/2))
+	var all []window
+	for _, t := range traces {
+		if t.Len() > 0 {
+			all = append(all, planWindows(t, max(1000, maxRecords/8), gap)...)
+		}
+	}
+	total := 0
+	for _, w := range all {
+		total += w.countHi - w.countLo
+	}
+	wins = all
+	if total > maxRecords {
+		keep := max(1, len(all)*maxRecords/total)
+		wins = nil
+		for k := range keep {
+			wins = append(wins, all[k*len(all)/keep])
+		}
+	}
+	logHist = make([]int64, histBuckets)
+	for _, t := range traces {
+		for k, n := range t.logHist {
+			logHist[k] += n
+		}
+	}
+	for _, w := range wins {
+		for i := w.countLo; i < w.countHi; i++ {
+			if w.t.isFirst(i) {
+				logBatches++
+			}
+		}
+	}
+	return slices.Clip(wins), logBatches, logHist
+}
