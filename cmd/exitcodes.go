@@ -39,9 +39,9 @@ var exitCodes = []exitCodeInfo{
 	{ExitOK, "ExitOK", "success"},
 	{ExitFindings, "ExitFindings", "a check failed (`count`), layouts differ (`diff`), findings at or above `--fail-on` (`audit`), a partition outside `--tolerance` (`produce --compare`), corrupt regions skipped (`dump --keep-going`), a producer snapshot with a bad CRC (`dump --format kseg\\|json`)"},
 	{ExitKafkaCrash, "ExitKafkaCrash", "kafka-dump-log's own exit status for the same input: a crash where kafka-dump-log crashes (`dump --files`)"},
-	{ExitUsage, "ExitUsage", "usage error: an unknown flag, command or `--format`, a bad value, a missing argument, an output that exists without `--force` (`produce --out`, `report --out`), a non-empty `produce --out` directory kseg did not write, even with `--force`"},
-	{ExitBadInput, "ExitBadInput", "unreadable, truncated or corrupt input; for `kafka://` sources also: missing topic or partition, unreachable broker, failed authentication or TLS verification, a partition that could not be read; `report` also when its HTML file cannot be written"},
-	{ExitInternal, "ExitInternal", "internal error in the reference producer: `kseg produce` could not write its output directory (creating, writing or renaming its files failed) or hit another error that is neither a bad setting nor bad input; `kseg explain --advice` could not run the reference producer on the inferred workload"},
+	{ExitUsage, "ExitUsage", "usage error: an unknown flag, command or `--format`, a bad value, a missing argument, an output that exists without `--force` (`produce --out`, `report --out`), a non-empty `produce --out` directory kseg did not write, even with `--force`; a `whatif --set`/`--was` value the producer refuses"},
+	{ExitBadInput, "ExitBadInput", "unreadable, truncated or corrupt input; for `kafka://` sources also: missing topic or partition, unreachable broker, failed authentication or TLS verification, a partition that could not be read; `report` also when its HTML file cannot be written; `whatif` also when a log's timestamps are not send() times (without `--synthetic`)"},
+	{ExitInternal, "ExitInternal", "internal error in the reference producer: `kseg produce` could not write its output directory (creating, writing or renaming its files failed) or hit another error that is neither a bad setting nor bad input; `kseg explain --advice` could not run the reference producer on the inferred workload; `kseg whatif` could not replay a log"},
 }
 
 // known tells whether c is a code of the table.
