@@ -24,8 +24,8 @@ type Fit struct {
 
 // FitOptions bound a fit's work.
 type FitOptions struct {
-	Runs       int // runs per sender tried (0: 9)
-	MaxRecords int // records replayed per try (0: 60,000)
+	Runs       int // runs per sender tried (0: 7 to 25, fewer the more records a try replays)
+	MaxRecords int // records replayed per try (0: 40,000)
 	Seed       uint64
 	Workers    int
 }
@@ -45,16 +45,13 @@ const histWeight = 0.2
 // batch count and its records-per-batch distribution. The jitters are
 // fixed (senderJitter and the others). The search is a coordinate
 // descent over the three in a log scale, from coarse steps to fine (the
-// score is the mean batch count's relative error plus histWeight times
+// score is the median batch count's relative error plus histWeight times
 // the distribution's distance); every
 // try replays the same windows with the same seeds (common random
 // numbers), so the score is a deterministic function of the sender.
 func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
-	if opts.Runs <= 0 {
-		opts.Runs = 9
-	}
 	if opts.MaxRecords <= 0 {
-		opts.MaxRecords = 60000
+		opts.MaxRecords = 40000
 	}
 	if len(traces) == 0 {
 		return nil, configErr("nothing to fit")
@@ -70,6 +67,10 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 	fit := &Fit{}
 	for _, w := range wins {
 		fit.Records += w.countHi - w.countLo
+	}
+	if opts.Runs <= 0 {
+		// more runs where they are cheap: the score's noise is the runs'
+		opts.Runs = min(25, max(7, 400000/max(fit.Records, 1)))
 	}
 	if logBatches == 0 {
 		return fit, nil
@@ -95,12 +96,7 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 				}
 			}
 		}
-		mean := 0.0
-		for _, n := range totals {
-			mean += float64(n)
-		}
-		mean /= float64(len(totals))
-		be := (mean - float64(logBatches)) / float64(logBatches)
+		be := float64(quantiles(totals).P50-logBatches) / float64(logBatches)
 		he := 0.0
 		var logAll float64
 		for _, n := range logHist {

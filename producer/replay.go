@@ -140,9 +140,9 @@ type ReplayOptions struct {
 	// Workers simulate windows at once (0: GOMAXPROCS).
 	Workers int
 	// WindowRecords is the records of one window (0: 100,000), and
-	// Budget the record sends a replay may simulate (0: 40 million):
-	// past it each window is simulated fewer times than Runs and the
-	// runs are composed of them (see Replay).
+	// Budget the record sends a replay may simulate (0: 20 million):
+	// past it each window is simulated fewer times than Runs (at least
+	// minSimRuns) and the runs are composed of them (see Replay).
 	WindowRecords int
 	Budget        int64
 }
@@ -156,6 +156,10 @@ type ReplayResult struct {
 	// simulations when SimRuns < len(Runs)).
 	Windows, SimRuns int
 }
+
+// minSimRuns is the fewest simulations of each window runs are
+// composed of.
+const minSimRuns = 4
 
 // window is records [lo, hi) of a trace simulated to count the batches
 // begun in [countLo, countHi).
@@ -255,10 +259,10 @@ func Replay(traces []*Trace, cfg Config, sender Sender, opts ReplayOptions) (*Re
 	res := &ReplayResult{Partitions: parts, Windows: len(wins), SimRuns: opts.Runs}
 	budget := opts.Budget
 	if budget <= 0 {
-		budget = 40000000
+		budget = 20000000
 	}
 	if total*int64(opts.Runs) > budget {
-		res.SimRuns = int(min(int64(opts.Runs), max(8, budget/max(total, 1))))
+		res.SimRuns = int(min(int64(opts.Runs), max(minSimRuns, budget/max(total, 1))))
 	}
 	sims, err := simulateWindows(wins, cfg, res.SimRuns, opts.Workers)
 	if err != nil {

@@ -114,6 +114,7 @@ type sim struct {
 	// sizeOnly skips building batch bytes the sink does not need (a
 	// simulation that only counts): sizes come from sizes.
 	sizeOnly bool
+	light    bool // batches keep no bytes (a counting trace replay without compression)
 	sizes    *sizeCache
 	counter  func(part, records int)
 	factor   float64
@@ -200,6 +201,7 @@ func newSimWith(cfg *Config, sink func(int, []byte, int64) error, recs *records,
 	start := cfg.StartTime * 1e6
 	s.appTs = start
 	if recs.trace != nil {
+		s.light = s.sizeOnly && cfg.Compression == batch.CodecNone
 		s.arr = newArrivals(recs.trace, cfg.spread, cfg.Seed, cfg.Run)
 		if cfg.Records > 0 {
 			s.appTs = s.arr.at(0)
@@ -371,11 +373,15 @@ func (s *sim) scheduleNext(from int64) {
 	}
 	// The duty cycle of the send that returned at from: its time in send()
 	// over the time until the next one starts, averaged over recent sends.
-	d := 1.0
-	if period := s.appTs - prev; period > 0 && from-prev < period {
-		d = float64(max(from-prev, 0)) / float64(period)
+	if s.arr == nil {
+		// (a trace replay's sender costs do not depend on the duty
+		// cycle, which decays into subnormal floats between sends)
+		d := 1.0
+		if period := s.appTs - prev; period > 0 && from-prev < period {
+			d = float64(max(from-prev, 0)) / float64(period)
+		}
+		s.duty += dutyWeight * (d - s.duty)
 	}
-	s.duty += dutyWeight * (d - s.duty)
 	s.appAt = s.appTs + s.sendCost(s.next)
 }
 
@@ -400,7 +406,7 @@ func (s *sim) append(part int, ts int64, key, value []byte, hdr []batch.RecordHe
 		if last := d.last(); last != nil {
 			before := last.estimatedBytes()
 			if last.hasRoomFor(ts, key, value, hdr) {
-				last.b.Append(ts, key, value, hdr)
+				last.add(ts, key, value, hdr)
 				if sticky {
 					s.sticky.update(last.estimatedBytes()-before, d.allFull())
 				}
@@ -422,7 +428,7 @@ func (s *sim) append(part int, ts int64, key, value []byte, hdr []batch.RecordHe
 		}
 		nb := &pbatch{
 			part:       p,
-			b:          s.builder(),
+			light:      s.light,
 			createdMs:  s.now / 1e6,
 			writeLimit: int(size),
 			ratio:      s.est.e,
@@ -430,13 +436,16 @@ func (s *sim) append(part int, ts int64, key, value []byte, hdr []batch.RecordHe
 			created:    s.created,
 			stick:      -1,
 		}
+		if !s.light {
+			nb.b = s.builder()
+		}
 		nb.closedBefore = s.closedCount
 		nb.first = s.next
 		if sticky {
 			nb.stick = s.sticky.switches
 		}
 		s.created++
-		nb.b.Append(ts, key, value, hdr)
+		nb.add(ts, key, value, hdr)
 		d.push(nb)
 		s.heldBuf = 0
 		if sticky {
@@ -465,8 +474,10 @@ func (s *sim) complete(node int, batches []*pbatch) {
 		if pb.syncWait && s.state == appWaitAck {
 			s.scheduleNext(s.now)
 		}
-		s.builders = append(s.builders, pb.b)
-		pb.b = nil
+		if pb.b != nil {
+			s.builders = append(s.builders, pb.b)
+			pb.b = nil
+		}
 	}
 	if s.state == appWaitMem && s.usedMem+s.waitSize <= s.cfg.BufferMemory {
 		s.state = appReady
@@ -593,7 +604,7 @@ func (s *sim) drainOn() error {
 			}
 			d.pop()
 			s.closing = first
-			if c := s.clk.closeCost(first.b.UncompressedBytes(), s.appDuty()); c > 0 {
+			if c := s.clk.closeCost(first.uncBytes(), s.appDuty()); c > 0 {
 				s.senderAt, s.phase = s.now+c, senderClose
 				return nil
 			}
@@ -645,15 +656,15 @@ func (s *sim) close(pb *pbatch) (int, error) {
 		h.ProducerID = s.cfg.ProducerID
 		h.ProducerEpoch = s.cfg.ProducerEpoch
 		h.BaseSequence = s.nextSeq[pb.part]
-		s.nextSeq[pb.part] = batch.IncrementSequence(s.nextSeq[pb.part], int32(pb.b.NumRecords()))
+		s.nextSeq[pb.part] = batch.IncrementSequence(s.nextSeq[pb.part], int32(pb.numRecords()))
 	}
 	var n int
 	if s.sizeOnly {
 		// A counting run: the sink reads the header only, the size of a
 		// compressed batch comes from the cache.
-		h.RecordCount = int32(pb.b.NumRecords())
+		h.RecordCount = int32(pb.numRecords())
 		h.LastOffsetDelta = h.RecordCount - 1
-		n = batch.HeaderSize + pb.b.UncompressedBytes()
+		n = batch.HeaderSize + pb.uncBytes()
 		if s.cfg.Compression != batch.CodecNone {
 			c, err := s.sizes.compressed(s.cfg.Compression, pb.b.RecordBytes(), &s.comp)
 			if err != nil {
@@ -670,19 +681,19 @@ func (s *sim) close(pb *pbatch) (int, error) {
 		n = len(s.out)
 	}
 	if s.cfg.Compression != batch.CodecNone {
-		s.est.update(s.observedRatio(n-batch.HeaderSize, pb.b.UncompressedBytes()))
+		s.est.update(s.observedRatio(n-batch.HeaderSize, pb.uncBytes()))
 	}
 	s.closedCount++
 	if s.onDrain != nil {
-		s.onDrain(DrainedBatch{Partition: pb.part, Records: pb.b.NumRecords(), Bytes: n, Unc: pb.b.UncompressedBytes(),
+		s.onDrain(DrainedBatch{Partition: pb.part, Records: pb.numRecords(), Bytes: n, Unc: pb.uncBytes(),
 			DrainedMs: s.now / 1e6, CreatedMs: pb.createdMs, BaseSeq: h.BaseSequence, EstimateAt: pb.ratio, Created: pb.created, Stick: pb.stick, ClosedBefore: pb.closedBefore, Cut: cut})
 	}
 	if s.sizeOnly {
 		if s.counter != nil {
-			s.counter(pb.part, pb.b.NumRecords())
+			s.counter(pb.part, pb.numRecords())
 		}
 		if s.tally != nil && s.counts(pb) {
-			s.tally(pb.part, pb.b.NumRecords(), n, cut)
+			s.tally(pb.part, pb.numRecords(), n, cut)
 		}
 		return n, nil
 	}

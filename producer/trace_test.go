@@ -375,7 +375,7 @@ func TestReplayWindowsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cut.Windows < 5 || cut.SimRuns != 8 {
+	if cut.Windows < 5 || cut.SimRuns != minSimRuns {
 		t.Fatalf("%d windows, %d simulations each", cut.Windows, cut.SimRuns)
 	}
 	w, c := whole.TotalBatches(), cut.TotalBatches()
