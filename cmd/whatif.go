@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -140,7 +141,13 @@ func whatifOptions(set, was []string, config, wasConfig string, runs int, seed u
 	return opts, nil
 }
 
+// whatifMemoryLimit is the heap kseg whatif asks the Go runtime to keep
+// to: a replay's trace is about 20 bytes a record, and without a limit the
+// collector lets the heap grow to twice what is live.
+const whatifMemoryLimit = 400 << 20
+
 func runWhatif(c *cobra.Command, src *source.Set, args []string, opts whatif.Options, asJSON bool) error {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(whatifMemoryLimit))
 	parts, err := namedLogs(src.Partitions)(args)
 	if err != nil {
 		return withCode(ExitBadInput, err)

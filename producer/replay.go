@@ -180,7 +180,7 @@ func planWindows(t *Trace, w int, gapMs uint32) []window {
 	if n <= 2*w {
 		return []window{{t: t, lo: 0, hi: n, countLo: 0, countHi: n}}
 	}
-	overlap := max(w/5, 1)
+	overlap := max(w/20, min(w, 1000))
 	var out []window
 	lo := 0
 	idleLo := true
@@ -189,7 +189,7 @@ func planWindows(t *Trace, w int, gapMs uint32) []window {
 		idleHi := hi == n
 		if !idleHi {
 			for i := hi; i < min(n, lo+2*w); i++ {
-				if t.recs[i].ms-t.recs[i-1].ms >= gapMs {
+				if t.rec(i).ms-t.rec(i-1).ms >= gapMs {
 					hi, idleHi = i, true
 					break
 				}
@@ -340,7 +340,7 @@ func simulateWindow(win *window, cfg Config, w, r int, sizes *sizeCache, builder
 	v := win.t.view(win.lo, win.hi)
 	c := cfg
 	c.Records = int64(v.Len())
-	c.StartTime = v.StartMs + int64(v.recs[0].ms)
+	c.StartTime = v.StartMs + int64(v.rec(0).ms)
 	c.Run = cfg.Run + r
 	c.Seed = cfg.Seed ^ uint64(w)*0x9e3779b97f4a7c15
 	if v.ProducerID >= 0 {

@@ -313,7 +313,7 @@ func (s *sim) send() error {
 	part := -1
 	switch {
 	case s.arr != nil:
-		part = int(s.recs.trace.recs[i].part)
+		part = int(s.recs.trace.rec(int(i)).part)
 	case key != nil:
 		part = PartitionForKey(key, s.cfg.Partitions)
 	}

@@ -37,7 +37,7 @@ type Trace struct {
 	ProducerID int64
 	Epoch      int16
 
-	recs    []traceRec
+	recs    recStore
 	first   []uint64 // bit i: record i began a batch in the log
 	ring    []byte   // the sample of record bytes
 	entries []uint32 // ring offset of kept record k*stride (read order)
@@ -60,6 +60,43 @@ type traceRec struct {
 
 type hdrLen struct{ k, v int32 }
 
+// recStore holds a trace's records in chunks of 64 Ki (a large trace
+// grows without copying) and is a view of records [off, off+n) of them.
+type recStore struct {
+	chunks [][]traceRec
+	off, n int
+}
+
+const chunkBits = 16
+
+func (s *recStore) len() int { return s.n }
+
+func (s *recStore) at(i int) *traceRec {
+	j := s.off + i
+	return &s.chunks[j>>chunkBits][j&(1<<chunkBits-1)]
+}
+
+func (s *recStore) append(r traceRec) {
+	if k := len(s.chunks); k == 0 || len(s.chunks[k-1]) == cap(s.chunks[k-1]) {
+		s.chunks = append(s.chunks, make([]traceRec, 0, 1<<chunkBits))
+	}
+	k := len(s.chunks) - 1
+	s.chunks[k] = append(s.chunks[k], r)
+	s.n++
+}
+
+func (s *recStore) view(lo, hi int) recStore {
+	return recStore{chunks: s.chunks, off: s.off + lo, n: hi - lo}
+}
+
+func (s *recStore) clone() recStore {
+	var c recStore
+	for i := range s.n {
+		c.append(*s.at(i))
+	}
+	return c
+}
+
 // MaxSampleBytes bounds the record bytes a trace keeps (a var for tests).
 var MaxSampleBytes = 32 << 20
 
@@ -76,9 +113,8 @@ type TraceBuilder struct {
 	t        *Trace
 	n        uint32
 	minMs    int64
-	maxMs    int64
-	ms       []int64 // absolute timestamps until Build
-	bounds   []int   // where each partition's records start
+	base     int64 // record ms are kept as uint32(ts - base) until Build
+	bounds   []int // where each partition's records start
 	shapeIdx map[string]uint16
 	shapeTot []struct {
 		tot int32
@@ -108,11 +144,11 @@ func NewTraceBuilder(topic string, partitions int, pid int64, epoch int16) *Trac
 	t := &Trace{Topic: topic, Partitions: partitions, ProducerID: pid, Epoch: epoch, stride: 1, shapes: [][]hdrLen{nil},
 		logBatches: make([]int64, partitions), logRecords: make([]int64, partitions), logBytes: make([]int64, partitions),
 		logHist: make([]int64, histBuckets)}
-	return &TraceBuilder{t: t, minMs: math.MaxInt64, maxMs: math.MinInt64, shapeIdx: map[string]uint16{}, lastPart: -1}
+	return &TraceBuilder{t: t, minMs: math.MaxInt64, shapeIdx: map[string]uint16{}, lastPart: -1}
 }
 
 // Len is how many records the builder holds.
-func (tb *TraceBuilder) Len() int { return len(tb.t.recs) }
+func (tb *TraceBuilder) Len() int { return tb.t.recs.len() }
 
 // Batch starts a batch of the log in partition part with bytes stored
 // bytes; the records Add gets next belong to it.
@@ -120,7 +156,7 @@ func (tb *TraceBuilder) Batch(part int, bytes int64) {
 	tb.endBatch()
 	t := tb.t
 	if part != tb.lastPart {
-		tb.bounds = append(tb.bounds, len(t.recs))
+		tb.bounds = append(tb.bounds, t.recs.len())
 		tb.lastPart = part
 	}
 	t.logBatches[part]++
@@ -140,11 +176,17 @@ func (tb *TraceBuilder) endBatch() {
 // unkeyed, the partitioner chose it), key, value and headers.
 func (tb *TraceBuilder) Add(tsMs int64, part int, key, value []byte, hdr []batch.RecordHeader) error {
 	t := tb.t
-	if len(t.recs) >= math.MaxUint32-1 {
+	if t.recs.len() >= math.MaxUint32-1 {
 		return fmt.Errorf("a session of more than %d records", math.MaxUint32-1)
 	}
+	if t.recs.len() == 0 {
+		tb.base = tsMs - 1<<31
+	}
+	if d := tsMs - tb.base; d < 0 || d > math.MaxUint32 {
+		return fmt.Errorf("the session's timestamps span more than 49 days (%d after %d)", tsMs, tb.base+1<<31)
+	}
 	if tb.batchRecs == 0 {
-		i := len(t.recs)
+		i := t.recs.len()
 		for len(t.first) <= i/64 {
 			t.first = append(t.first, 0)
 		}
@@ -154,11 +196,10 @@ func (tb *TraceBuilder) Add(tsMs int64, part int, key, value []byte, hdr []batch
 	if tb.lastPart >= 0 {
 		t.logRecords[tb.lastPart]++
 	}
-	r := traceRec{keyLen: lenOrNull(key), valLen: lenOrNull(value), num: tb.n, part: int16(part), shape: tb.shape(hdr)}
+	r := traceRec{ms: uint32(tsMs - tb.base), keyLen: lenOrNull(key), valLen: lenOrNull(value), num: tb.n, part: int16(part), shape: tb.shape(hdr)}
 	tb.n++
-	t.recs = append(t.recs, r)
-	tb.ms = append(tb.ms, tsMs)
-	tb.minMs, tb.maxMs = min(tb.minMs, tsMs), max(tb.maxMs, tsMs)
+	t.recs.append(r)
+	tb.minMs = min(tb.minMs, tsMs)
 	tb.sample(r.num, key, value, hdr)
 	return nil
 }
@@ -270,25 +311,25 @@ func (tb *TraceBuilder) thin() {
 func (tb *TraceBuilder) Build() (*Trace, error) {
 	tb.endBatch()
 	t := tb.t
-	if len(t.recs) == 0 {
+	n := t.recs.len()
+	if n == 0 {
 		return t, nil
 	}
-	if tb.maxMs-tb.minMs >= math.MaxUint32 {
-		return nil, fmt.Errorf("the session's timestamps span %d ms, more than 49 days", tb.maxMs-tb.minMs)
-	}
 	t.StartMs = tb.minMs
-	for len(t.first) < (len(t.recs)+63)/64 {
+	for len(t.first) < (n+63)/64 {
 		t.first = append(t.first, 0)
 	}
-	for i := range t.recs {
-		t.recs[i].ms = uint32(tb.ms[i] - tb.minMs)
+	shift := uint32(tb.minMs - tb.base)
+	for i := range n {
+		t.recs.at(i).ms -= shift
 	}
-	tb.ms = nil
-	bounds := append(tb.bounds, len(t.recs))
+	bounds := append(tb.bounds, n)
 	for k := 0; k+1 < len(bounds); k++ {
-		seg := t.recs[bounds[k]:bounds[k+1]]
-		if !slices.IsSortedFunc(seg, func(a, b traceRec) int { return cmp.Compare(a.ms, b.ms) }) {
-			tb.sortStable(bounds[k], bounds[k+1])
+		for i := bounds[k] + 1; i < bounds[k+1]; i++ {
+			if t.recs.at(i).ms < t.recs.at(i-1).ms {
+				tb.sortStable(bounds[k], bounds[k+1])
+				break
+			}
 		}
 	}
 	if len(bounds) > 2 {
@@ -308,11 +349,11 @@ func (tb *TraceBuilder) sortStable(lo, hi int) {
 	}
 	ps := make([]pair, hi-lo)
 	for i := range ps {
-		ps[i] = pair{t.recs[lo+i], t.isFirst(lo + i)}
+		ps[i] = pair{*t.recs.at(lo + i), t.isFirst(lo + i)}
 	}
 	slices.SortStableFunc(ps, func(a, b pair) int { return cmp.Compare(a.r.ms, b.r.ms) })
 	for i, p := range ps {
-		t.recs[lo+i] = p.r
+		*t.recs.at(lo + i) = p.r
 		t.setFirst(lo+i, p.first)
 	}
 }
@@ -322,8 +363,8 @@ func (tb *TraceBuilder) sortStable(lo, hi int) {
 // then applied by following its cycles.
 func (tb *TraceBuilder) merge(bounds []int) {
 	t := tb.t
-	n := len(t.recs)
-	h := &runHeap{recs: t.recs}
+	n := t.recs.len()
+	h := &runHeap{recs: &t.recs}
 	for k := 0; k+1 < len(bounds); k++ {
 		if bounds[k] < bounds[k+1] {
 			h.runs = append(h.runs, [2]int{bounds[k], bounds[k+1]})
@@ -353,29 +394,29 @@ func (tb *TraceBuilder) merge(bounds []int) {
 		if src[i] == math.MaxUint32 || int(src[i]) == i {
 			continue
 		}
-		tmp := t.recs[i]
+		tmp := *t.recs.at(i)
 		j := i
 		for {
 			k := int(src[j])
 			src[j] = math.MaxUint32
 			if k == i {
-				t.recs[j] = tmp
+				*t.recs.at(j) = tmp
 				break
 			}
-			t.recs[j] = t.recs[k]
+			*t.recs.at(j) = *t.recs.at(k)
 			j = k
 		}
 	}
 }
 
 type runHeap struct {
-	recs []traceRec
+	recs *recStore
 	runs [][2]int
 }
 
 func (h *runHeap) Len() int { return len(h.runs) }
 func (h *runHeap) Less(i, j int) bool {
-	a, b := h.recs[h.runs[i][0]].ms, h.recs[h.runs[j][0]].ms
+	a, b := h.recs.at(h.runs[i][0]).ms, h.recs.at(h.runs[j][0]).ms
 	if a != b {
 		return a < b
 	}
@@ -392,7 +433,7 @@ func (h *runHeap) Pop() any {
 // view is records [lo, hi) of t (sharing its sample).
 func (t *Trace) view(lo, hi int) *Trace {
 	c := *t
-	c.recs = t.recs[lo:hi:hi]
+	c.recs = t.recs.view(lo, hi)
 	return &c
 }
 
@@ -406,7 +447,10 @@ func (t *Trace) setFirst(i int, v bool) {
 }
 
 // Len is the number of records.
-func (t *Trace) Len() int { return len(t.recs) }
+func (t *Trace) Len() int { return t.recs.len() }
+
+// rec is record i.
+func (t *Trace) rec(i int) *traceRec { return t.recs.at(i) }
 
 // Sampled reports whether some records take another record's bytes (the
 // log's bytes exceeded MaxSampleBytes).
@@ -414,17 +458,17 @@ func (t *Trace) Sampled() bool { return t.stride > 1 }
 
 // SpanMs is the time from the first record to the last.
 func (t *Trace) SpanMs() int64 {
-	if len(t.recs) == 0 {
+	if t.recs.len() == 0 {
 		return 0
 	}
-	return int64(t.recs[len(t.recs)-1].ms)
+	return int64(t.rec(t.recs.len() - 1).ms)
 }
 
 // Keyed is how many records keep their partition (had a key).
 func (t *Trace) Keyed() int64 {
 	var n int64
-	for i := range t.recs {
-		if t.recs[i].part >= 0 {
+	for i := range t.recs.len() {
+		if t.rec(i).part >= 0 {
 			n++
 		}
 	}
@@ -442,13 +486,13 @@ func (t *Trace) LogLayout() (batches, records, bytes []int64) {
 // workload of a log whose timestamps are not arrivals.
 func (t *Trace) Evenly(spanMs int64) *Trace {
 	c := *t
-	c.recs = slices.Clone(t.recs)
-	n := int64(len(c.recs))
-	for i := range c.recs {
+	c.recs = t.recs.clone()
+	n := int64(c.recs.len())
+	for i := range c.recs.len() {
 		if n > 1 {
-			c.recs[i].ms = uint32(int64(i) * spanMs / (n - 1))
+			c.rec(i).ms = uint32(int64(i) * spanMs / (n - 1))
 		} else {
-			c.recs[i].ms = 0
+			c.rec(i).ms = 0
 		}
 	}
 	return &c
@@ -458,7 +502,7 @@ func (t *Trace) Evenly(spanMs int64) *Trace {
 // the bytes its own or its stand-in's from the sample. They alias buffers
 // valid until the next call.
 func (t *Trace) record(i int64, buf *traceBuf) (key, value []byte, hdr []batch.RecordHeader) {
-	r := &t.recs[i]
+	r := t.rec(int(i))
 	var off int
 	if len(t.entries) > 0 {
 		off = int(t.entries[min(int(r.num/t.stride), len(t.entries)-1)])
@@ -563,10 +607,11 @@ func newArrivals(t *Trace, spread Spread, seed uint64, run int) *arrivals {
 
 // at is record i's arrival; calls come with i increasing.
 func (a *arrivals) at(i int64) int64 {
-	recs := a.t.recs
+	t := a.t
+	ms := t.rec(int(i)).ms
 	if i >= a.runHi {
 		a.runLo, a.runHi = i, i+1
-		for a.runHi < int64(len(recs)) && recs[a.runHi].ms == recs[i].ms {
+		for a.runHi < int64(t.Len()) && t.rec(int(a.runHi)).ms == ms {
 			a.runHi++
 		}
 		if a.spread == SpreadRandom {
@@ -592,5 +637,5 @@ func (a *arrivals) at(i int64) int64 {
 	default:
 		off = j * 1e6 / k
 	}
-	return a.baseNs + int64(recs[i].ms)*1e6 + off
+	return a.baseNs + int64(ms)*1e6 + off
 }

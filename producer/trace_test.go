@@ -283,7 +283,8 @@ func TestTraceMerge(t *testing.T) {
 	var got []int64
 	var parts []int16
 	var firsts []bool
-	for i, r := range tr.recs {
+	for i := range tr.Len() {
+		r := tr.rec(i)
 		got = append(got, int64(r.ms)+tr.StartMs)
 		parts = append(parts, r.part)
 		firsts = append(firsts, tr.isFirst(i))
@@ -317,7 +318,7 @@ func TestArrivalsEven(t *testing.T) {
 	prev := int64(math.MinInt64)
 	for i := range want {
 		got := r.at(int64(i))
-		if got < prev || got/1e6 != int64(tr.recs[i].ms)+tr.StartMs {
+		if got < prev || got/1e6 != int64(tr.rec(i).ms)+tr.StartMs {
 			t.Errorf("random spread: record %d at %d (after %d), outside its millisecond or out of order", i, got, prev)
 		}
 		prev = got
