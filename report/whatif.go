@@ -31,8 +31,8 @@ func WhatifText(w io.Writer, results []*whatif.Result) error {
 
 func whatifTopicText(w *bufio.Writer, r *whatif.Result) {
 	t := r.Topic
-	fmt.Fprintf(w, "topic %s: %d records, %d partitions (%s given), %d producer session%s\n",
-		t.Name, t.Records(), t.Partitions, whatifParts(t.Named), len(t.Sessions), plural(len(t.Sessions)))
+	fmt.Fprintf(w, "topic %s: %d records, %d partition%s (%s given), %d producer session%s\n",
+		t.Name, t.Records(), t.Partitions, plural(t.Partitions), whatifParts(t.Named), len(t.Sessions), plural(len(t.Sessions)))
 	if t.NoPID {
 		fmt.Fprintf(w, "  note: records of producer id -1 (non-idempotent producers) cannot be told apart: they replay as one producer, one accumulator;\n"+
 			"        if several producers wrote them at once, the replay shares batches they did not share and predicts too few batches\n")

@@ -159,11 +159,11 @@ func infer(ex *explain.Result, topic string, cfg *producer.Config) []Inferred {
 			out = append(out, Inferred{Key: key, Value: strconv.FormatInt(def, 10), Confidence: "default"})
 			return
 		}
-		set(iv.Likely)
 		hi := "no upper bound"
 		if iv.Max >= 0 {
 			hi = strconv.FormatInt(iv.Max, 10)
 		}
+		set(iv.Likely)
 		out = append(out, Inferred{Key: key, Value: strconv.FormatInt(iv.Likely, 10), Confidence: iv.Confidence,
 			Interval: fmt.Sprintf("%d..%s", iv.Min, hi)})
 	}
