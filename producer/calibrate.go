@@ -15,6 +15,13 @@ type Fit struct {
 	// is from the log's (half the L1 distance of the two, in powers of 2:
 	// 0 the same, 1 disjoint).
 	BatchError, HistError float64
+	// Plausible are the senders tried that reproduce the log about as
+	// well as Sender (their score within plausibleTolerance of the best:
+	// the best, and those with the smallest and largest round trip, then
+	// lag, then close cost, four at most): where the log cannot tell its
+	// sender, they differ, and
+	// a prediction should mix them (ReplayMix). Sender is the first.
+	Plausible []Sender
 	// Records is how many records the fit replayed (its windows: all of
 	// the log's records, or a sample of windows spread over a large log),
 	// Evaluations how many senders it tried.
@@ -34,6 +41,18 @@ type FitOptions struct {
 // as `kseg produce` takes them (its application thread's costs are
 // zero: a trace's send times are the log's).
 func (f *Fit) TraceTiming() (Timing, time.Duration) { return f.Sender.Timing(), f.Sender.RTT }
+
+// priorWeight is the score a fit gives up per decade a parameter moves
+// from its prior (lag 0.5 ms, close 0.1 ms, round trip 3 ms).
+const priorWeight = 0.01
+
+// maxPlausible bounds the plausible senders (a composed replay
+// simulates each window at least this many times).
+const maxPlausible = minSimRuns
+
+// plausibleTolerance (plus one batch) is how much worse than the best a
+// sender may score and still be plausible.
+const plausibleTolerance = 0.03
 
 // histWeight weighs the records-per-batch distribution against the
 // batch count in a fit's score.
@@ -79,7 +98,7 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 		c := cfg
 		s.Apply(&c)
 		fit.Evaluations++
-		sims, err := simulateWindows(wins, c, opts.Runs, opts.Workers)
+		sims, err := simulateWindows(wins, []Config{c}, opts.Runs, opts.Workers)
 		if err != nil {
 			return 0, 0, 0, err
 		}
@@ -117,10 +136,27 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 		return Sender{Lag: time.Duration(p[0]), Close: time.Duration(p[1]), RTT: time.Duration(p[2]),
 			Jitter: senderJitter, RunJitter: senderRunJitter, RTTJitter: senderRTTJitter}
 	}
+	prior := p
+	// A log often cannot tell a parameter (a log cut by linger.ms says
+	// little of the round trip): a move away from the prior costs
+	// priorWeight per decade, so only a parameter the log shows moves.
+	penalty := func(q [3]float64) float64 {
+		x := 0.0
+		for i := range q {
+			x += math.Abs(math.Log10(max(q[i], floor[i]) / prior[i]))
+		}
+		return priorWeight * x
+	}
+	type tried struct {
+		p  [3]float64
+		sc float64
+	}
+	var all []tried
 	best, be, he, err := score(mk(p))
 	if err != nil {
 		return nil, err
 	}
+	all = append(all, tried{p, best})
 	for _, steps := range [][]float64{{0, 0.1, 0.3, 3, 10}, {0.5, 2}, {0.5, 2}, {0.7, 1.4}, {0.7, 1.4}} {
 		for i := range p {
 			cur := p[i]
@@ -144,13 +180,42 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 				if err != nil {
 					return nil, err
 				}
-				if sc < best-1e-9 {
-					best, be, he, p = sc, b, h, q
+				all = append(all, tried{q, sc})
+				sc += penalty(q)
+				if sc < best+penalty(p)-1e-9 {
+					best, be, he, p = sc-penalty(q), b, h, q
 				}
 			}
 		}
 	}
 	fit.Sender, fit.BatchError, fit.HistError = mk(p), be, he
+	// the plausible set: within the tolerance of the best score
+	tol := plausibleTolerance + 1/float64(logBatches)
+	var near []tried
+	for _, t := range all {
+		if t.sc <= best+tol {
+			near = append(near, t)
+		}
+	}
+	fit.Plausible = []Sender{fit.Sender}
+	seen := map[[3]float64]bool{p: true}
+	for _, i := range []int{2, 0, 1} { // round trip, lag, close
+		lo, hi := near[0], near[0]
+		for _, t := range near {
+			if t.p[i] < lo.p[i] {
+				lo = t
+			}
+			if t.p[i] > hi.p[i] {
+				hi = t
+			}
+		}
+		for _, t := range []tried{lo, hi} {
+			if !seen[t.p] && len(fit.Plausible) < maxPlausible {
+				seen[t.p] = true
+				fit.Plausible = append(fit.Plausible, mk(t.p))
+			}
+		}
+	}
 	return fit, nil
 }
 

@@ -224,6 +224,16 @@ func planWindows(t *Trace, w int, gapMs uint32) []window {
 // independent, so composed runs have the spread of the sum as simulated
 // runs would, from SimRuns times the work instead of Runs.
 func Replay(traces []*Trace, cfg Config, sender Sender, opts ReplayOptions) (*ReplayResult, error) {
+	return ReplayMix(traces, cfg, []Sender{sender}, opts)
+}
+
+// ReplayMix is Replay with run r's sender senders[r mod len(senders)]:
+// the senders that fit a log equally well (Fit.Plausible), so that the
+// runs' spread holds what the log cannot tell about its sender.
+func ReplayMix(traces []*Trace, cfg Config, senders []Sender, opts ReplayOptions) (*ReplayResult, error) {
+	if len(senders) == 0 {
+		return nil, configErr("no sender")
+	}
 	if opts.Runs < 1 {
 		return nil, configErr("runs must be at least 1")
 	}
@@ -231,7 +241,7 @@ func Replay(traces []*Trace, cfg Config, sender Sender, opts ReplayOptions) (*Re
 		return nil, configErr("nothing to replay")
 	}
 	parts := traces[0].Partitions
-	sender.Apply(&cfg)
+	senders[0].Apply(&cfg)
 	cfg.Partitions = parts
 	cfg.TimestampStepMs = -1
 	cfg.spread = opts.Spread
@@ -261,10 +271,17 @@ func Replay(traces []*Trace, cfg Config, sender Sender, opts ReplayOptions) (*Re
 	if budget <= 0 {
 		budget = 20000000
 	}
+	k := len(senders)
 	if total*int64(opts.Runs) > budget {
-		res.SimRuns = int(min(int64(opts.Runs), max(minSimRuns, budget/max(total, 1))))
+		n := int(min(int64(opts.Runs), max(minSimRuns, budget/max(total, 1))))
+		res.SimRuns = min(opts.Runs, (max(n, k)+k-1)/k*k) // simulations of each sender alike
 	}
-	sims, err := simulateWindows(wins, cfg, res.SimRuns, opts.Workers)
+	cfgs := make([]Config, k)
+	for i, snd := range senders {
+		cfgs[i] = cfg
+		snd.Apply(&cfgs[i])
+	}
+	sims, err := simulateWindows(wins, cfgs, res.SimRuns, opts.Workers)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +292,11 @@ func Replay(traces []*Trace, cfg Config, sender Sender, opts ReplayOptions) (*Re
 		for w := range wins {
 			v := r
 			if res.SimRuns < opts.Runs {
-				v = rng.IntN(res.SimRuns)
+				// a simulation of run r's sender
+				v = r%k + k*rng.IntN(max(1, res.SimRuns/k))
+				if v >= res.SimRuns {
+					v = rng.IntN(res.SimRuns)
+				}
 			}
 			l.add(&sims[w][v])
 		}
@@ -284,8 +305,9 @@ func Replay(traces []*Trace, cfg Config, sender Sender, opts ReplayOptions) (*Re
 	return res, nil
 }
 
-// simulateWindows runs each window runs times on workers goroutines.
-func simulateWindows(wins []window, cfg Config, runs, workers int) ([][]RunLayout, error) {
+// simulateWindows runs each window runs times on workers goroutines,
+// simulation v with cfgs[v mod len(cfgs)].
+func simulateWindows(wins []window, cfgs []Config, runs, workers int) ([][]RunLayout, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -313,7 +335,7 @@ func simulateWindows(wins []window, cfg Config, runs, workers int) ([][]RunLayou
 				if stop {
 					continue
 				}
-				l, b, err := simulateWindow(&wins[j.w], cfg, j.w, j.r, sizes, builders)
+				l, b, err := simulateWindow(&wins[j.w], cfgs[j.r%len(cfgs)], j.w, j.r, sizes, builders)
 				builders = b
 				if err != nil {
 					mu.Lock()

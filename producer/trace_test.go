@@ -440,3 +440,74 @@ func TestFitSender(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayPredictsModel: the model writes the same arrivals at two
+// settings (A and B) with one sender; the senders fitted to A's log and
+// the replay of A's records under B put B's median batch count inside
+// the runs' p5-p95, or (band false) within pct percent of the predicted
+// median. Measured: linger.ms 5 -> 20 predicts 98 for 105 (the fitted lag,
+// 0.7 ms for a true 1 ms, cuts the linger windows short); 20 -> 0 cannot
+// be told from a log cut by linger.ms (the round trip decides at 0, and
+// the plausible senders spread the band over 262-4147 around the true
+// 1500); batch.size 16384 -> 4096 predicts 324 for 327.
+func TestReplayPredictsModel(t *testing.T) {
+	s := Sender{Lag: time.Millisecond, Close: 100 * time.Microsecond, RTT: 4 * time.Millisecond, Jitter: senderJitter, RunJitter: senderRunJitter, RTTJitter: senderRTTJitter}
+	tests := []struct {
+		name string
+		a, b func(*Config)
+		band bool
+		pct  int
+	}{
+		{"linger 5 to 20", func(c *Config) { c.LingerMs = 5 }, func(c *Config) { c.LingerMs = 20 }, false, 10},
+		{"linger 20 to 0", func(c *Config) { c.LingerMs = 20 }, func(c *Config) { c.LingerMs = 0 }, true, 0},
+		{"batch.size 16384 to 4096", func(c *Config) { c.LingerMs = 50 }, func(c *Config) { c.LingerMs = 50; c.BatchSize = 4096 }, true, 5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			base := DefaultConfig()
+			base.Partitions, base.Records, base.SendInterval = 3, 8000, 250*time.Microsecond
+			s.Apply(&base)
+			a, b := base, base
+			tc.a(&a)
+			tc.b(&b)
+			dirA, _ := writeModelLog(t, a)
+			envB, err := Simulate(b, 41)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var totals []int
+			for _, l := range envB.Runs {
+				n := 0
+				for p := range l.Partitions {
+					n += l.Batches(p)
+				}
+				totals = append(totals, n)
+			}
+			truth := quantiles(totals).P50
+			tr := traceFromDir(t, dirA, base.Partitions)
+			wasA, nowB := DefaultConfig(), DefaultConfig()
+			tc.a(&wasA)
+			tc.b(&nowB)
+			fit, err := FitSender([]*Trace{tr}, wasA, FitOptions{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rr, err := ReplayMix([]*Trace{tr}, nowB, fit.Plausible, ReplayOptions{Runs: 41, Seed: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := rr.TotalBatches()
+			if tc.band && (truth < q.P5 || truth > q.P95) {
+				t.Errorf("predicted %+v, the model at B %d outside p5-p95 (fit %+v, %d plausible)", q, truth, fit.Sender, len(fit.Plausible))
+			}
+			if tol := max(1, q.P50*tc.pct/100); tc.pct > 0 && (q.P50-truth > tol || truth-q.P50 > tol) {
+				t.Errorf("predicted median %d, the model at B %d: more than %d%% apart", q.P50, truth, tc.pct)
+			}
+			tq, err := Replay([]*Trace{tr}, nowB, s, ReplayOptions{Runs: 41, Seed: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("predicted p50 %d [%d-%d], B's median %d; fit %+v (%d plausible); with the true sender %+v", q.P50, q.P5, q.P95, truth, fit.Sender, len(fit.Plausible), tq.TotalBatches())
+		})
+	}
+}

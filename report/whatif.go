@@ -69,6 +69,9 @@ func whatifTopicText(w *bufio.Writer, r *whatif.Result) {
 	s := r.Fit.Sender
 	fmt.Fprintf(w, "  sender fitted to the log: lag %s, close %s a batch, round trip %s (%d senders tried on %d records)\n",
 		ms(s.Lag), ms(s.Close), ms(s.RTT), r.Fit.Evaluations, r.Fit.Records)
+	if n := len(r.Fit.Plausible); n > 1 {
+		fmt.Fprintf(w, "  %d senders reproduce the log about as well (the log cannot tell them apart): the runs mix them\n", n)
+	}
 	be, re := r.ReplayError()
 	rq := r.Replay.TotalBatches()
 	var lb int64

@@ -132,10 +132,10 @@ func Run(parts []segment.Partition, opts Options) (results []*Result, ignored []
 		}
 		r.Fit = fit
 		ro := producer.ReplayOptions{Runs: opts.Runs, Seed: opts.Seed, Workers: opts.Workers}
-		if r.Replay, err = producer.Replay(t.Sessions, was, fit.Sender, ro); err != nil {
+		if r.Replay, err = producer.ReplayMix(t.Sessions, was, fit.Plausible, ro); err != nil {
 			return nil, nil, fmt.Errorf("topic %s: replay: %w", t.Name, err)
 		}
-		if r.Predicted, err = producer.Replay(t.Sessions, now, fit.Sender, ro); err != nil {
+		if r.Predicted, err = producer.ReplayMix(t.Sessions, now, fit.Plausible, ro); err != nil {
 			return nil, nil, fmt.Errorf("topic %s: replay under the new settings: %w", t.Name, err)
 		}
 		results = append(results, r)
