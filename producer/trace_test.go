@@ -72,17 +72,6 @@ func traceFromDir(t testing.TB, dir string, partitions int) *Trace {
 	return tr
 }
 
-// writeModelLog writes cfg's run 0 into a temporary directory.
-func writeModelLog(t testing.TB, cfg Config) (string, *Result) {
-	t.Helper()
-	dir := t.TempDir()
-	res, err := Write(cfg, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir, res
-}
-
 // TestReplayReproducesModelLog: a log the ideal model wrote, replayed
 // under the same settings with the ideal sender (and the same round trip),
 // comes out batch for batch as it was written: the trace's arrivals (a
@@ -116,7 +105,7 @@ func TestReplayReproducesModelLog(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.Timing = Timing{}
 			tc.mod(&cfg)
-			dir, res := writeModelLog(t, cfg)
+			dir, res := runTo(t, cfg)
 			tr := traceFromDir(t, dir, cfg.Partitions)
 			if tr.Len() != int(cfg.Records) {
 				t.Fatalf("trace holds %d records, want %d", tr.Len(), cfg.Records)
@@ -151,7 +140,7 @@ func TestReplayReproducesModelLog(t *testing.T) {
 func TestReplaySpreadIsNoise(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Partitions, cfg.Records, cfg.SendInterval = 4, 20000, 120*time.Microsecond
-	dir, _ := writeModelLog(t, cfg)
+	dir, _ := runTo(t, cfg)
 	tr := traceFromDir(t, dir, cfg.Partitions)
 	was := DefaultConfig()
 	was.LingerMs = 20
@@ -365,7 +354,7 @@ func TestReplayWindowsAgree(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Partitions, cfg.Records, cfg.SendInterval = 3, 30000, 100*time.Microsecond
 	cfg.Timing = Timing{}
-	dir, _ := writeModelLog(t, cfg)
+	dir, _ := runTo(t, cfg)
 	tr := traceFromDir(t, dir, cfg.Partitions)
 	s := Sender{Lag: 300 * time.Microsecond, Close: 50 * time.Microsecond, RTT: 3 * time.Millisecond, Jitter: senderJitter, RunJitter: senderRunJitter, RTTJitter: senderRTTJitter}
 	whole, err := Replay([]*Trace{tr}, cfg, s, ReplayOptions{Runs: 30, Seed: 1})
@@ -409,7 +398,7 @@ func TestFitSender(t *testing.T) {
 			cfg := DefaultConfig()
 			tc.mod(&cfg)
 			tc.s.Apply(&cfg)
-			dir, res := writeModelLog(t, cfg)
+			dir, res := runTo(t, cfg)
 			tr := traceFromDir(t, dir, cfg.Partitions)
 			var logB int64
 			for _, ps := range res.Partitions {
@@ -470,7 +459,7 @@ func TestReplayPredictsModel(t *testing.T) {
 			a, b := base, base
 			tc.a(&a)
 			tc.b(&b)
-			dirA, _ := writeModelLog(t, a)
+			dirA, _ := runTo(t, a)
 			envB, err := Simulate(b, 41)
 			if err != nil {
 				t.Fatal(err)
