@@ -24,13 +24,60 @@ type pbatch struct {
 	stick      int64   // sticky period (switch count) at creation, -1 keyed
 
 	closedBefore int64 // batches closed before this one was created
+	first        int64 // the record that created it
+
+	// light: a counting run without compression keeps no record bytes,
+	// only the count, the uncompressed size and the base timestamp (b is
+	// nil)
+	light bool
+	ln    int32
+	lunc  int
+	lbase int64
+}
+
+func (p *pbatch) numRecords() int {
+	if p.light {
+		return int(p.ln)
+	}
+	return p.b.NumRecords()
+}
+
+func (p *pbatch) uncBytes() int {
+	if p.light {
+		return p.lunc
+	}
+	return p.b.UncompressedBytes()
+}
+
+func (p *pbatch) sizeOfNext(ts int64, key, value []byte, hdr []batch.RecordHeader) int {
+	if !p.light {
+		return p.b.SizeOfNext(ts, key, value, hdr)
+	}
+	delta := int64(0)
+	if p.ln > 0 {
+		delta = ts - p.lbase
+	}
+	return batch.RecordSizeInBytes(p.ln, delta, key, value, hdr)
+}
+
+// add appends a record.
+func (p *pbatch) add(ts int64, key, value []byte, hdr []batch.RecordHeader) {
+	if !p.light {
+		p.b.Append(ts, key, value, hdr)
+		return
+	}
+	p.lunc += p.sizeOfNext(ts, key, value, hdr)
+	if p.ln == 0 {
+		p.lbase = ts
+	}
+	p.ln++
 }
 
 // estimatedBytes is MemoryRecordsBuilder.estimatedBytesWritten, in Java's
 // float32 arithmetic for compressed batches.
 func (p *pbatch) estimatedBytes() int {
-	unc := p.b.UncompressedBytes()
-	if p.b.Codec() == batch.CodecNone {
+	unc := p.uncBytes()
+	if p.light || p.b.Codec() == batch.CodecNone {
 		return batch.HeaderSize + unc
 	}
 	f := float32(float32(unc) * p.ratio)
@@ -40,7 +87,7 @@ func (p *pbatch) estimatedBytes() int {
 
 // isFull is MemoryRecordsBuilder.isFull.
 func (p *pbatch) isFull() bool {
-	return p.closed || (p.b.NumRecords() > 0 && p.writeLimit <= p.estimatedBytes())
+	return p.closed || (p.numRecords() > 0 && p.writeLimit <= p.estimatedBytes())
 }
 
 // hasRoomFor is MemoryRecordsBuilder.hasRoomFor with the record's real
@@ -49,10 +96,10 @@ func (p *pbatch) hasRoomFor(ts int64, key, value []byte, hdr []batch.RecordHeade
 	if p.isFull() {
 		return false
 	}
-	if p.b.NumRecords() == 0 {
+	if p.numRecords() == 0 {
 		return true
 	}
-	return p.writeLimit >= p.estimatedBytes()+p.b.SizeOfNext(ts, key, value, hdr)
+	return p.writeLimit >= p.estimatedBytes()+p.sizeOfNext(ts, key, value, hdr)
 }
 
 // deque is a partition's queue of batches (oldest first).

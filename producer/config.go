@@ -93,6 +93,8 @@ type Config struct {
 
 	// Faults to inject into the written log (see Inject).
 	Inject []Fault
+
+	spread Spread // a trace replay's arrivals within a millisecond
 }
 
 // DefaultConfig returns the Java producer's and broker's defaults.

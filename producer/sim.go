@@ -114,9 +114,20 @@ type sim struct {
 	// sizeOnly skips building batch bytes the sink does not need (a
 	// simulation that only counts): sizes come from sizes.
 	sizeOnly bool
+	light    bool // batches keep no bytes (a counting trace replay without compression)
 	sizes    *sizeCache
 	counter  func(part, records int)
 	factor   float64
+
+	// A trace replay (recs.trace set): the application thread sends record
+	// i at arr.at(i) and puts it in the trace's partition (-1: the
+	// partitioner's); tally gets each closed batch whose first record is
+	// at or after countFrom, requests counts the produce requests.
+	arr       *arrivals
+	tally     func(part, records, bytes int, cut string)
+	countFrom int64
+	countTo   int64 // 0: no end
+	requests  int64
 
 	sink     func(part int, b []byte, brokerMs int64) error
 	onDrain  func(DrainedBatch)
@@ -189,14 +200,21 @@ func newSimWith(cfg *Config, sink func(int, []byte, int64) error, recs *records,
 	s.sticky = stickyPartitioner{n: n, batchSize: s.B, part: -1, rnd: rng.Uint32}
 	start := cfg.StartTime * 1e6
 	s.appTs = start
-	s.appAt = start + int64(cfg.FirstSendDelay) + s.sendCost(0)
+	if recs.trace != nil {
+		s.light = s.sizeOnly && cfg.Compression == batch.CodecNone
+		s.arr = newArrivals(recs.trace, cfg.spread, cfg.Seed, cfg.Run)
+		if cfg.Records > 0 {
+			s.appTs = s.arr.at(0)
+		}
+	}
+	s.appAt = s.appTs + int64(cfg.FirstSendDelay) + s.sendCost(0)
 	s.pidAt = start + int64(cfg.PIDDelay)
 	return s
 }
 
 // sendCost is the application thread's time for send() number i.
 func (s *sim) sendCost(i int64) int64 {
-	if s.clk.ideal || i >= s.cfg.Records {
+	if s.clk.ideal || s.clk.noApp || i >= s.cfg.Records {
 		return 0
 	}
 	key, value, hdr := s.recs.at(i)
@@ -293,7 +311,10 @@ func (s *sim) send() error {
 		return fmt.Errorf("%w: record %d is %d bytes (upper bound), buffer.memory is %d", ErrRecordTooLarge, i, ub, s.cfg.BufferMemory)
 	}
 	part := -1
-	if key != nil {
+	switch {
+	case s.arr != nil:
+		part = int(s.recs.trace.rec(int(i)).part)
+	case key != nil:
 		part = PartitionForKey(key, s.cfg.Partitions)
 	}
 	tsMs := s.appTs / 1e6
@@ -339,7 +360,11 @@ func (s *sim) scheduleNext(from int64) {
 	}
 	s.state = appReady
 	prev := s.appTs
-	if s.cfg.Sync {
+	if s.arr != nil {
+		// A trace: send i starts when the log says it did, or when send
+		// i-1 returns (or, sync, its ack came) if that is later.
+		s.appTs = max(s.arr.at(s.next), from)
+	} else if s.cfg.Sync {
 		s.appTs = from + int64(s.cfg.SendInterval) // think time after the ack
 	} else {
 		// A fixed-rate sender: send i starts at start + i*interval, or
@@ -348,11 +373,15 @@ func (s *sim) scheduleNext(from int64) {
 	}
 	// The duty cycle of the send that returned at from: its time in send()
 	// over the time until the next one starts, averaged over recent sends.
-	d := 1.0
-	if period := s.appTs - prev; period > 0 && from-prev < period {
-		d = float64(max(from-prev, 0)) / float64(period)
+	if s.arr == nil {
+		// (a trace replay's sender costs do not depend on the duty
+		// cycle, which decays into subnormal floats between sends)
+		d := 1.0
+		if period := s.appTs - prev; period > 0 && from-prev < period {
+			d = float64(max(from-prev, 0)) / float64(period)
+		}
+		s.duty += dutyWeight * (d - s.duty)
 	}
-	s.duty += dutyWeight * (d - s.duty)
 	s.appAt = s.appTs + s.sendCost(s.next)
 }
 
@@ -377,7 +406,7 @@ func (s *sim) append(part int, ts int64, key, value []byte, hdr []batch.RecordHe
 		if last := d.last(); last != nil {
 			before := last.estimatedBytes()
 			if last.hasRoomFor(ts, key, value, hdr) {
-				last.b.Append(ts, key, value, hdr)
+				last.add(ts, key, value, hdr)
 				if sticky {
 					s.sticky.update(last.estimatedBytes()-before, d.allFull())
 				}
@@ -399,7 +428,7 @@ func (s *sim) append(part int, ts int64, key, value []byte, hdr []batch.RecordHe
 		}
 		nb := &pbatch{
 			part:       p,
-			b:          s.builder(),
+			light:      s.light,
 			createdMs:  s.now / 1e6,
 			writeLimit: int(size),
 			ratio:      s.est.e,
@@ -407,12 +436,16 @@ func (s *sim) append(part int, ts int64, key, value []byte, hdr []batch.RecordHe
 			created:    s.created,
 			stick:      -1,
 		}
+		if !s.light {
+			nb.b = s.builder()
+		}
 		nb.closedBefore = s.closedCount
+		nb.first = s.next
 		if sticky {
 			nb.stick = s.sticky.switches
 		}
 		s.created++
-		nb.b.Append(ts, key, value, hdr)
+		nb.add(ts, key, value, hdr)
 		d.push(nb)
 		s.heldBuf = 0
 		if sticky {
@@ -441,8 +474,10 @@ func (s *sim) complete(node int, batches []*pbatch) {
 		if pb.syncWait && s.state == appWaitAck {
 			s.scheduleNext(s.now)
 		}
-		s.builders = append(s.builders, pb.b)
-		pb.b = nil
+		if pb.b != nil {
+			s.builders = append(s.builders, pb.b)
+			pb.b = nil
+		}
 	}
 	if s.state == appWaitMem && s.usedMem+s.waitSize <= s.cfg.BufferMemory {
 		s.state = appReady
@@ -569,7 +604,7 @@ func (s *sim) drainOn() error {
 			}
 			d.pop()
 			s.closing = first
-			if c := s.clk.closeCost(first.b.UncompressedBytes(), s.appDuty()); c > 0 {
+			if c := s.clk.closeCost(first.uncBytes(), s.appDuty()); c > 0 {
 				s.senderAt, s.phase = s.now+c, senderClose
 				return nil
 			}
@@ -621,15 +656,15 @@ func (s *sim) close(pb *pbatch) (int, error) {
 		h.ProducerID = s.cfg.ProducerID
 		h.ProducerEpoch = s.cfg.ProducerEpoch
 		h.BaseSequence = s.nextSeq[pb.part]
-		s.nextSeq[pb.part] = batch.IncrementSequence(s.nextSeq[pb.part], int32(pb.b.NumRecords()))
+		s.nextSeq[pb.part] = batch.IncrementSequence(s.nextSeq[pb.part], int32(pb.numRecords()))
 	}
 	var n int
 	if s.sizeOnly {
 		// A counting run: the sink reads the header only, the size of a
 		// compressed batch comes from the cache.
-		h.RecordCount = int32(pb.b.NumRecords())
+		h.RecordCount = int32(pb.numRecords())
 		h.LastOffsetDelta = h.RecordCount - 1
-		n = batch.HeaderSize + pb.b.UncompressedBytes()
+		n = batch.HeaderSize + pb.uncBytes()
 		if s.cfg.Compression != batch.CodecNone {
 			c, err := s.sizes.compressed(s.cfg.Compression, pb.b.RecordBytes(), &s.comp)
 			if err != nil {
@@ -646,15 +681,20 @@ func (s *sim) close(pb *pbatch) (int, error) {
 		n = len(s.out)
 	}
 	if s.cfg.Compression != batch.CodecNone {
-		s.est.update(s.observedRatio(n-batch.HeaderSize, pb.b.UncompressedBytes()))
+		s.est.update(s.observedRatio(n-batch.HeaderSize, pb.uncBytes()))
 	}
 	s.closedCount++
 	if s.onDrain != nil {
-		s.onDrain(DrainedBatch{Partition: pb.part, Records: pb.b.NumRecords(), Bytes: n, Unc: pb.b.UncompressedBytes(),
+		s.onDrain(DrainedBatch{Partition: pb.part, Records: pb.numRecords(), Bytes: n, Unc: pb.uncBytes(),
 			DrainedMs: s.now / 1e6, CreatedMs: pb.createdMs, BaseSeq: h.BaseSequence, EstimateAt: pb.ratio, Created: pb.created, Stick: pb.stick, ClosedBefore: pb.closedBefore, Cut: cut})
 	}
 	if s.sizeOnly {
-		s.counter(pb.part, pb.b.NumRecords())
+		if s.counter != nil {
+			s.counter(pb.part, pb.numRecords())
+		}
+		if s.tally != nil && s.counts(pb) {
+			s.tally(pb.part, pb.numRecords(), n, cut)
+		}
 		return n, nil
 	}
 	// Requests arrive in send order, so the broker's append can run now
@@ -675,9 +715,18 @@ func (s *sim) observedRatio(compressed, uncompressed int) float32 {
 	return float32(math.Round(float64(compressed)*s.factor)) / float32(uncompressed)
 }
 
+// counts reports whether a trace replay's window counts pb: its first
+// record is in the window's own records.
+func (s *sim) counts(pb *pbatch) bool {
+	return pb.first >= s.countFrom && (s.countTo == 0 || pb.first < s.countTo)
+}
+
 // request puts a produce request in flight; acks=0 completes at once.
 func (s *sim) request(node int, batches []*pbatch) {
 	s.inflight[node]++
+	if len(batches) > 0 && s.counts(batches[0]) {
+		s.requests++
+	}
 	if s.cfg.Acks == 0 {
 		s.complete(node, batches)
 		return

@@ -264,6 +264,9 @@ type clock struct {
 	senderZ, senderRun, idleSenderRun float64
 	stepMax                           float64
 	warmUntil                         int64 // sends past this are warm
+	// noApp: send() takes no time at all (a trace replay's sender-only
+	// timing), so its cost need not be computed
+	noApp bool
 }
 
 func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
@@ -278,6 +281,7 @@ func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
 	if t.WarmupSends > 0 && t.WarmupFactor > 0 {
 		c.warmUntil = int64(t.WarmupSends) * 12 // exp(-12) is below any jitter
 	}
+	c.noApp = c.sendBase == 0 && c.sendPerByte == 0 && c.sendKey == 0 && c.sendHeader == 0 && c.first == 0 && c.pauseP == 0 && c.idlePauseP == 0
 	return c
 }
 

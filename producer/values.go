@@ -30,6 +30,8 @@ type records struct {
 	values    [][]byte // cycled values (--value-file, --value-entropy)
 	headers   []batch.RecordHeader
 	replay    []replayed // --values-from: keys, values and headers cycled
+	trace     *Trace     // a trace replay: record i is the trace's
+	tbuf      traceBuf
 }
 
 type replayed struct {
@@ -87,6 +89,9 @@ func loadRecords(cfg *Config) (*records, error) {
 
 // at returns record i. The key aliases a buffer valid until the next call.
 func (r *records) at(i int64) (key, value []byte, hdr []batch.RecordHeader) {
+	if r.trace != nil {
+		return r.trace.record(i, &r.tbuf)
+	}
 	if n := int64(len(r.replay)); n > 0 {
 		rec := &r.replay[i%n]
 		return rec.key, rec.value, rec.headers

@@ -1,0 +1,115 @@
+package whatif
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/producer"
+	"github.com/kseg/kseg/segment"
+)
+
+// writeBenchLog writes a topic "bench" of parts partitions under dir
+// with records records as an unkeyed producer at about 100,000 records
+// a second would: exponential gaps (mean 10 us), 100-byte values of
+// text, batches of up to 16 KiB in one sticky partition at a time,
+// compressed with codec.
+func writeBenchLog(t testing.TB, dir string, parts int, records int64, codec batch.Codec) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := []string{"order", "id", "customer", "amount", "currency", "EUR", "status", "paid", "shipped", "item", "sku", "qty"}
+	files := make([]*os.File, parts)
+	offs := make([]int64, parts)
+	for p := range parts {
+		pd := filepath.Join(dir, fmt.Sprintf("bench-%d", p))
+		if err := os.MkdirAll(pd, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Create(filepath.Join(pd, "00000000000000000000.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[p] = f
+	}
+	var comp batch.Compressor
+	b := batch.NewBuilder(codec)
+	var out []byte
+	ns := int64(1_700_000_000_000) * 1e6
+	part := 0
+	value := make([]byte, 0, 128)
+	flush := func() {
+		if b.NumRecords() == 0 {
+			return
+		}
+		h := batch.Header{BaseOffset: offs[part], ProducerID: 1, BaseSequence: int32(offs[part])}
+		var err error
+		out, err = b.Build(out[:0], h, &comp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := files[part].Write(out); err != nil {
+			t.Fatal(err)
+		}
+		offs[part] += int64(b.NumRecords())
+		b.Reset(codec)
+		part = rng.IntN(parts)
+	}
+	for range records {
+		ns += int64(rng.ExpFloat64() * 10000)
+		value = value[:0]
+		for len(value) < 100 {
+			value = append(value, words[rng.IntN(len(words))]...)
+			value = append(value, ' ')
+		}
+		value = value[:100]
+		if batch.HeaderSize+b.UncompressedBytes()+b.SizeOfNext(ns/1e6, nil, value, nil) > 16384 {
+			flush()
+		}
+		b.Append(ns/1e6, nil, value, nil)
+	}
+	flush()
+	for _, f := range files {
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestWriteBenchLog writes the benchmark's log into $KSEG_WHATIF_BENCH_OUT
+// ($KSEG_WHATIF_BENCH_RECORDS records, default 10 million), to measure
+// the kseg binary on it (docs/whatif.md, Speed).
+func TestWriteBenchLog(t *testing.T) {
+	dir := os.Getenv("KSEG_WHATIF_BENCH_OUT")
+	if dir == "" {
+		t.Skip("KSEG_WHATIF_BENCH_OUT not set")
+	}
+	n := int64(10_000_000)
+	if s := os.Getenv("KSEG_WHATIF_BENCH_RECORDS"); s != "" {
+		fmt.Sscan(s, &n)
+	}
+	writeBenchLog(t, dir, 4, n, batch.CodecNone)
+}
+
+// BenchmarkWhatif is kseg whatif's work (read, fit, replay under the
+// original and the new settings, 200 runs) on a log of 1 million
+// records; the 10-million-record figure is measured on the binary.
+func BenchmarkWhatif(b *testing.B) {
+	dir := b.TempDir()
+	writeBenchLog(b, dir, 4, 1_000_000, batch.CodecNone)
+	parts, err := segment.Partitions([]string{dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		_, _, err := Run(parts, Options{Runs: 200, Seed: 1,
+			Was: []producer.Property{{Key: "linger.ms", Value: "5"}},
+			Set: []producer.Property{{Key: "linger.ms", Value: "20"}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,277 @@
+// Package whatif answers kseg whatif: what a change of producer settings
+// does to the batching of the traffic a log recorded. It reads a log's
+// records into traces (one per producer session, grouped by topic),
+// checks that their timestamps can stand for the arrivals (send() times),
+// takes the original settings from the command line or from explain's
+// inference, fits the sender to the log (producer.FitSender) and replays
+// the traces under both settings (producer.Replay). Rendering is in
+// report (report/whatif.go).
+package whatif
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/producer"
+	"github.com/kseg/kseg/segment"
+)
+
+// ErrNotArrivals marks a log whose timestamps cannot stand for the
+// producer's send times.
+var ErrNotArrivals = errors.New("the log's timestamps are not the producer's send times")
+
+// Topic is one topic's records as traces, one per producer session.
+type Topic struct {
+	Name       string
+	Partitions int     // the topic's partition count: one more than the highest given
+	Named      []int32 // the partitions given, ascending
+	Sessions   []*producer.Trace
+	// NoPID is true when records of producer id -1 (non-idempotent
+	// producers) are in the log: they replay as one session.
+	NoPID bool
+	// Evidence, when not empty, is why the timestamps are not arrivals
+	// (the first reason found).
+	Evidence string
+	// spanMs is the log's time span per session (for --synthetic).
+	spanMs []int64
+}
+
+// LogLayout is the topic's layout in the log, per partition (over every
+// session): batches, records, stored bytes.
+func (t *Topic) LogLayout() (batches, records, bytes []int64) {
+	batches, records, bytes = make([]int64, t.Partitions), make([]int64, t.Partitions), make([]int64, t.Partitions)
+	for _, s := range t.Sessions {
+		b, r, y := s.LogLayout()
+		for p := range b {
+			batches[p] += b[p]
+			records[p] += r[p]
+			bytes[p] += y[p]
+		}
+	}
+	return batches, records, bytes
+}
+
+// Records is the topic's data records.
+func (t *Topic) Records() int64 {
+	var n int64
+	for _, s := range t.Sessions {
+		n += int64(s.Len())
+	}
+	return n
+}
+
+type sessionKey struct {
+	pid   int64
+	epoch int16
+}
+
+// session is a producer session being read, with what the checks keep
+// per partition.
+type session struct {
+	tb       *producer.TraceBuilder
+	lastPart int32
+	lastTs   int64
+	back     int64 // records before the previous one in time
+	backMax  int64 // the longest step back, ms
+	backAt   string
+	records  int64
+	minTs    int64
+	maxTs    int64
+	// batches whose records all share one millisecond, and their
+	// records, by that millisecond
+	instant        map[int64]int
+	instantRecords map[int64]int64
+	batches        int
+}
+
+// Read reads parts (any order) into topics, in the order their first
+// partition comes. Control batches are skipped. A read error names the
+// file and byte.
+func Read(parts []segment.Partition) ([]*Topic, error) {
+	byName := map[string]*Topic{}
+	var order []*Topic
+	for i := range parts {
+		p := &parts[i]
+		t := byName[p.Topic]
+		if t == nil {
+			t = &Topic{Name: p.Topic}
+			byName[p.Topic] = t
+			order = append(order, t)
+		}
+		t.Partitions = max(t.Partitions, int(p.Partition)+1)
+		t.Named = append(t.Named, p.Partition)
+	}
+	for _, t := range order {
+		slices.Sort(t.Named)
+		t.Named = slices.Compact(t.Named)
+		sess := map[sessionKey]*session{}
+		var keys []sessionKey
+		for i := range parts {
+			if parts[i].Topic != t.Name {
+				continue
+			}
+			if err := readPartition(&parts[i], t, sess, &keys); err != nil {
+				return nil, err
+			}
+		}
+		for _, k := range keys {
+			s := sess[k]
+			if t.Evidence == "" {
+				t.Evidence = s.evidence(t.Name, k)
+			}
+			tr, err := s.tb.Build()
+			if err != nil {
+				return nil, fmt.Errorf("topic %s, producer %d epoch %d: %w", t.Name, k.pid, k.epoch, err)
+			}
+			t.Sessions = append(t.Sessions, tr)
+			t.spanMs = append(t.spanMs, s.maxTs-s.minTs)
+			if k.pid < 0 {
+				t.NoPID = true
+			}
+		}
+	}
+	return order, nil
+}
+
+func readPartition(p *segment.Partition, t *Topic, sess map[sessionKey]*session, keys *[]sessionKey) error {
+	st := &segment.Stream{}
+	defer st.Close()
+	var rec batch.Record
+	for _, seg := range p.Segments {
+		if err := st.OpenSegment(seg, 0); err != nil {
+			return err
+		}
+		for st.Next() {
+			sb := st.Batch()
+			info, err := sb.Info()
+			if err != nil {
+				return err
+			}
+			if info.Control || info.Records == 0 {
+				continue
+			}
+			if sb.IsLegacy() {
+				if t.Evidence == "" {
+					t.Evidence = fmt.Sprintf("%s: message format v%d at byte %d: no producer session or record timestamps to replay", info.File, info.Magic, info.Pos)
+				}
+				continue
+			}
+			if sb.Header.TimestampType() == batch.LogAppendTime && t.Evidence == "" {
+				t.Evidence = fmt.Sprintf("%s: the batch at byte %d (offset %d) has LogAppendTime timestamps: the broker's clock, not send() times", info.File, info.Pos, info.BaseOffset)
+			}
+			k := sessionKey{info.ProducerID, info.ProducerEpoch}
+			if k.pid < 0 {
+				k = sessionKey{-1, -1}
+			}
+			s := sess[k]
+			if s == nil {
+				s = &session{tb: producer.NewTraceBuilder(t.Name, t.Partitions, k.pid, k.epoch), lastPart: -1, instant: map[int64]int{}, instantRecords: map[int64]int64{}, minTs: 1<<63 - 1, maxTs: -1 << 63}
+				sess[k] = s
+				*keys = append(*keys, k)
+			}
+			if s.lastPart != p.Partition {
+				s.lastPart, s.lastTs = p.Partition, -1<<63
+			}
+			s.tb.Batch(int(p.Partition), info.Size)
+			s.batches++
+			br, err := sb.Records()
+			if err != nil {
+				return err
+			}
+			first, last := int64(0), int64(0)
+			n := 0
+			for {
+				ok, err := br.Next(&rec)
+				if err != nil {
+					return segment.Locate(sb.File, sb.Pos, err)
+				}
+				if !ok {
+					break
+				}
+				ts := sb.Header.BaseTimestamp + rec.TimestampDelta
+				if ts < 0 && t.Evidence == "" {
+					t.Evidence = fmt.Sprintf("%s: the batch at byte %d (offset %d) has no record timestamps (CreateTime %d: an old client)", info.File, info.Pos, info.BaseOffset, ts)
+				}
+				if ts < s.lastTs {
+					s.back++
+					if d := s.lastTs - ts; d > s.backMax {
+						s.backMax = d
+						s.backAt = fmt.Sprintf("%s-%d offset %d", t.Name, p.Partition, info.BaseOffset+int64(rec.OffsetDelta))
+					}
+				}
+				s.lastTs = max(s.lastTs, ts)
+				s.minTs, s.maxTs = min(s.minTs, ts), max(s.maxTs, ts)
+				if n == 0 {
+					first = ts
+				}
+				last = ts
+				n++
+				part := -1
+				if rec.Key != nil {
+					part = int(p.Partition)
+				}
+				if err := s.tb.Add(ts, part, rec.Key, rec.Value, rec.Headers); err != nil {
+					return fmt.Errorf("%s: %w", info.File, err)
+				}
+			}
+			s.records += int64(n)
+			if n > 1 && first == last {
+				s.instant[first]++
+				s.instantRecords[first] += int64(n)
+			}
+		}
+		if err := st.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Thresholds of the checks that a session's timestamps are arrivals.
+const (
+	// a step back in time longer than this is an explicit timestamp
+	maxStepBackMs = 1000
+	// or more than this share of records stepping back at all
+	maxBackShare = 0.05
+	// many batches at one instant: at least this many, holding at least
+	// instantShare of the session's records (a real burst puts a few
+	// batches in one millisecond, or tens at a small batch.size, but
+	// never the whole of a long session)
+	minInstantBatches = 10
+	instantShare      = 0.9
+)
+
+// evidence says why s's timestamps cannot be arrivals ("" when they can).
+func (s *session) evidence(topic string, k sessionKey) string {
+	who := fmt.Sprintf("producer id %d epoch %d", k.pid, k.epoch)
+	if k.pid < 0 {
+		who = "producer id -1"
+	}
+	if s.backMax > maxStepBackMs || s.records > 20 && float64(s.back) > maxBackShare*float64(s.records) {
+		return fmt.Sprintf("topic %s, %s: explicit timestamps that do not follow the offsets: %d of %d records are older than the record before them in their partition, by up to %d ms (at %s)",
+			topic, who, s.back, s.records, s.backMax, s.backAt)
+	}
+	var at int64
+	most := 0
+	for ms, n := range s.instant {
+		if n > most || n == most && ms < at {
+			at, most = ms, n
+		}
+	}
+	if most >= minInstantBatches && float64(s.instantRecords[at]) >= instantShare*float64(s.records) {
+		return fmt.Sprintf("topic %s, %s: every record of %d batches (of %d) has one timestamp, %d: set by the application, not by send()",
+			topic, who, most, s.batches, at)
+	}
+	return ""
+}
+
+// Synthesize replaces the topic's arrivals by a workload fitted to the
+// log: each session's records in the log's order, spread evenly over the
+// session's time span (all at once when it has none).
+func (t *Topic) Synthesize() {
+	for i, s := range t.Sessions {
+		t.Sessions[i] = s.Evenly(max(0, t.spanMs[i]))
+	}
+}

@@ -1,0 +1,260 @@
+package producer
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// Fit is a sender fitted to a log (FitSender).
+type Fit struct {
+	Sender Sender
+	// BatchError is (replay's median batches − the log's) / the log's,
+	// over the records the fit replayed, under the log's own settings;
+	// HistError is how far the replay's records-per-batch distribution
+	// is from the log's (half the L1 distance of the two, in powers of 2:
+	// 0 the same, 1 disjoint).
+	BatchError, HistError float64
+	// Plausible are the senders tried that reproduce the log about as
+	// well as Sender (their score within plausibleTolerance of the best:
+	// the best, and those with the smallest and largest round trip, then
+	// lag, then close cost, four at most): where the log cannot tell its
+	// sender, they differ, and
+	// a prediction should mix them (ReplayMix). Sender is the first.
+	Plausible []Sender
+	// Records is how many records the fit replayed (its windows: all of
+	// the log's records, or a sample of windows spread over a large log),
+	// Evaluations how many senders it tried.
+	Records     int
+	Evaluations int
+}
+
+// FitOptions bound a fit's work.
+type FitOptions struct {
+	Runs       int // runs per sender tried (0: 7 to 25, fewer the more records a try replays)
+	MaxRecords int // records replayed per try (0: 40,000)
+	Seed       uint64
+	Workers    int
+}
+
+// TraceTiming is the fitted sender as a producer Timing and round trip,
+// as `kseg produce` takes them (its application thread's costs are
+// zero: a trace's send times are the log's).
+func (f *Fit) TraceTiming() (Timing, time.Duration) { return f.Sender.Timing(), f.Sender.RTT }
+
+// priorWeight is the score a fit gives up per decade a parameter moves
+// from its prior (lag 0.5 ms, close 0.1 ms, round trip 3 ms).
+const priorWeight = 0.01
+
+// maxPlausible bounds the plausible senders (a composed replay
+// simulates each window at least this many times).
+const maxPlausible = minSimRuns
+
+// plausibleTolerance (plus one batch) is how much worse than the best a
+// sender may score and still be plausible.
+const plausibleTolerance = 0.03
+
+// histWeight weighs the records-per-batch distribution against the
+// batch count in a fit's score.
+const histWeight = 0.2
+
+// FitSender fits the sender's lag, close cost and round trip to traces
+// (the sessions of one topic) so that their replay under cfg (the
+// settings that wrote the log) reproduces the log's own layout: its
+// batch count and its records-per-batch distribution. The jitters are
+// fixed (senderJitter and the others). The search is a coordinate
+// descent over the three in a log scale, from coarse steps to fine (the
+// score is the median batch count's relative error plus histWeight times
+// the distribution's distance); every
+// try replays the same windows with the same seeds (common random
+// numbers), so the score is a deterministic function of the sender.
+func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
+	if opts.MaxRecords <= 0 {
+		opts.MaxRecords = 40000
+	}
+	if len(traces) == 0 {
+		return nil, configErr("nothing to fit")
+	}
+	parts := traces[0].Partitions
+	cfg.Partitions = parts
+	cfg.TimestampStepMs = -1
+	cfg.Seed = opts.Seed
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	wins, logBatches, logHist := fitWindows(traces, cfg, opts.MaxRecords)
+	fit := &Fit{}
+	for _, w := range wins {
+		fit.Records += w.countHi - w.countLo
+	}
+	if opts.Runs <= 0 {
+		// more runs where they are cheap: the score's noise is the runs'
+		opts.Runs = min(25, max(7, 400000/max(fit.Records, 1)))
+	}
+	if logBatches == 0 {
+		return fit, nil
+	}
+	score := func(s Sender) (float64, float64, float64, error) {
+		c := cfg
+		s.Apply(&c)
+		fit.Evaluations++
+		sims, err := simulateWindows(wins, []Config{c}, opts.Runs, opts.Workers)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		totals := make([]int, opts.Runs)
+		hist := make([]float64, histBuckets)
+		var all float64
+		for r := range opts.Runs {
+			for w := range wins {
+				l := &sims[w][r]
+				totals[r] += int(l.TotalBatches())
+				for k, n := range l.Hist {
+					hist[k] += float64(n)
+					all += float64(n)
+				}
+			}
+		}
+		be := float64(quantiles(totals).P50-logBatches) / float64(logBatches)
+		he := 0.0
+		var logAll float64
+		for _, n := range logHist {
+			logAll += float64(n)
+		}
+		for k := range hist {
+			he += math.Abs(hist[k]/max(all, 1) - float64(logHist[k])/max(logAll, 1))
+		}
+		he /= 2
+		return math.Abs(be) + histWeight*he, be, he, nil
+	}
+	// lag, close, rtt in ns, with their floors (a zero value steps up
+	// from its floor) and ceilings
+	p := [3]float64{500e3, 100e3, 3e6}
+	floor := [3]float64{20e3, 5e3, 200e3}
+	ceil := [3]float64{200e6, 20e6, 2e9}
+	mk := func(p [3]float64) Sender {
+		return Sender{Lag: time.Duration(p[0]), Close: time.Duration(p[1]), RTT: time.Duration(p[2]),
+			Jitter: senderJitter, RunJitter: senderRunJitter, RTTJitter: senderRTTJitter}
+	}
+	prior := p
+	// A log often cannot tell a parameter (a log cut by linger.ms says
+	// little of the round trip): a move away from the prior costs
+	// priorWeight per decade, so only a parameter the log shows moves.
+	penalty := func(q [3]float64) float64 {
+		x := 0.0
+		for i := range q {
+			x += math.Abs(math.Log10(max(q[i], floor[i]) / prior[i]))
+		}
+		return priorWeight * x
+	}
+	type tried struct {
+		p  [3]float64
+		sc float64
+	}
+	var all []tried
+	best, be, he, err := score(mk(p))
+	if err != nil {
+		return nil, err
+	}
+	all = append(all, tried{p, best})
+	for _, steps := range [][]float64{{0, 0.1, 0.3, 3, 10}, {0.5, 2}, {0.5, 2}, {0.7, 1.4}, {0.7, 1.4}} {
+		for i := range p {
+			cur := p[i]
+			for _, m := range steps {
+				q := p
+				switch {
+				case m == 0:
+					if i == 2 || cur == 0 {
+						continue // a round trip is never 0
+					}
+					q[i] = 0
+				case cur == 0:
+					q[i] = floor[i] * m
+				default:
+					q[i] = min(ceil[i], max(floor[i], cur*m))
+				}
+				if q[i] == p[i] {
+					continue
+				}
+				sc, b, h, err := score(mk(q))
+				if err != nil {
+					return nil, err
+				}
+				all = append(all, tried{q, sc})
+				sc += penalty(q)
+				if sc < best+penalty(p)-1e-9 {
+					best, be, he, p = sc-penalty(q), b, h, q
+				}
+			}
+		}
+	}
+	fit.Sender, fit.BatchError, fit.HistError = mk(p), be, he
+	// the plausible set: within the tolerance of the best score
+	tol := plausibleTolerance + 1/float64(logBatches)
+	var near []tried
+	for _, t := range all {
+		if t.sc <= best+tol {
+			near = append(near, t)
+		}
+	}
+	fit.Plausible = []Sender{fit.Sender}
+	seen := map[[3]float64]bool{p: true}
+	for _, i := range []int{2, 0, 1} { // round trip, lag, close
+		lo, hi := near[0], near[0]
+		for _, t := range near {
+			if t.p[i] < lo.p[i] {
+				lo = t
+			}
+			if t.p[i] > hi.p[i] {
+				hi = t
+			}
+		}
+		for _, t := range []tried{lo, hi} {
+			if !seen[t.p] && len(fit.Plausible) < maxPlausible {
+				seen[t.p] = true
+				fit.Plausible = append(fit.Plausible, mk(t.p))
+			}
+		}
+	}
+	return fit, nil
+}
+
+// fitWindows picks the windows a fit replays: every window while their
+// records stay within maxRecords, else windows spread evenly over the
+// traces; and the log's batches begun in them and its records-per-batch
+// histogram.
+func fitWindows(traces []*Trace, cfg Config, maxRecords int) (wins []window, logBatches int, logHist []int64) {
+	gap := uint32(min(cfg.LingerMs+1000+10*cfg.RTT.Milliseconds(), math.MaxUint32/2))
+	var all []window
+	for _, t := range traces {
+		if t.Len() > 0 {
+			all = append(all, planWindows(t, max(1000, maxRecords/8), gap)...)
+		}
+	}
+	total := 0
+	for _, w := range all {
+		total += w.countHi - w.countLo
+	}
+	wins = all
+	if total > maxRecords {
+		keep := max(1, len(all)*maxRecords/total)
+		wins = nil
+		for k := range keep {
+			wins = append(wins, all[k*len(all)/keep])
+		}
+	}
+	logHist = make([]int64, histBuckets)
+	for _, t := range traces {
+		for k, n := range t.logHist {
+			logHist[k] += n
+		}
+	}
+	for _, w := range wins {
+		for i := w.countLo; i < w.countHi; i++ {
+			if w.t.isFirst(i) {
+				logBatches++
+			}
+		}
+	}
+	return slices.Clip(wins), logBatches, logHist
+}

@@ -1,0 +1,484 @@
+package producer
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/kseg/kseg/batch"
+)
+
+// Sender is the producer's sender thread and the broker's round trip as
+// a log can calibrate them (FitSender): the application thread's timing
+// is the log's own (its timestamps), so only the sender's is modelled.
+// The zero Sender is the ideal one (no lag, no cost, RTT 0); a Sender
+// with only an RTT is the ideal model with that round trip.
+type Sender struct {
+	// Lag is the median time from a wakeup (a new or full batch, a
+	// response) or a linger expiry to the sender running: its thread's
+	// scheduling on the machine.
+	Lag time.Duration
+	// Close is the median time to close one batch (header, CRC), on top of
+	// the codec's compression cost per KiB of records (Timing.ClosePerKB's
+	// defaults); while the sender closes one batch the application
+	// thread keeps appending to the others.
+	Close time.Duration
+	// RTT is the median produce round trip.
+	RTT time.Duration
+	// Jitter is the log-normal sigma of each sender step (a wake-up, a
+	// close), RunJitter that of the sender's speed over one run (it
+	// scales the round trip too), RTTJitter that of each round trip.
+	Jitter, RunJitter, RTTJitter float64
+}
+
+// Default jitters of a calibrated sender: fixed, not fitted (a log's
+// layout shows the sender's median speed far better than its spread).
+const (
+	senderJitter    = 0.5
+	senderRunJitter = 0.3
+	senderRTTJitter = 0.2
+)
+
+// Timing is the sender as the model's Timing: the application thread
+// costs nothing (the trace gives its send times), the sender's costs are
+// s's. A Sender without costs or jitter gives the ideal Timing.
+func (s Sender) Timing() Timing {
+	if s.Lag == 0 && s.Close == 0 && s.Jitter == 0 && s.RunJitter == 0 && s.RTTJitter == 0 {
+		return Timing{}
+	}
+	return Timing{
+		SendCostCodecPerKB:  0,
+		BatchCost:           0,
+		CodecLoad:           0,
+		WakeLatency:         s.Lag,
+		IdleWakeLatency:     s.Lag,
+		IdleSenderFactor:    1,
+		IdleRTTFactor:       1,
+		CloseCost:           s.Close,
+		ClosePerKB:          -1,
+		SenderJitter:        s.Jitter,
+		IdleSenderJitter:    s.Jitter,
+		SenderRunJitter:     s.RunJitter,
+		IdleSenderRunJitter: s.RunJitter,
+		RTTJitter:           s.RTTJitter,
+	}
+}
+
+// Apply sets cfg's timing and round trip to s's.
+func (s Sender) Apply(cfg *Config) {
+	cfg.Timing = s.Timing()
+	cfg.RTT = s.RTT
+	cfg.FirstSendDelay = 0
+	cfg.PIDDelay = 0
+}
+
+// CutNames are the cut reasons a replay counts, in RunLayout.Cuts order.
+var CutNames = []string{CutSize, CutLinger, CutSync, CutDrain, CutFlush, CutLargeRecord, CutMemory}
+
+func cutIndex(c string) int {
+	for i, n := range CutNames {
+		if n == c {
+			return i
+		}
+	}
+	return len(CutNames) - 1
+}
+
+// RunLayout is one replayed run: per partition its batches, records,
+// stored bytes and the batches of each cut reason (CutNames order), and
+// the produce requests of the run.
+type RunLayout struct {
+	Batches, Records, Bytes []int64
+	Cuts                    [][]int64
+	Requests                int64
+	// Hist is the run's batches by records per batch, in powers of 2
+	// (bucket k: 2^k to 2^(k+1)-1 records).
+	Hist []int64
+}
+
+func newRunLayout(parts int) RunLayout {
+	l := RunLayout{Batches: make([]int64, parts), Records: make([]int64, parts), Bytes: make([]int64, parts), Cuts: make([][]int64, parts), Hist: make([]int64, histBuckets)}
+	for p := range l.Cuts {
+		l.Cuts[p] = make([]int64, len(CutNames))
+	}
+	return l
+}
+
+func (l *RunLayout) add(o *RunLayout) {
+	for p := range l.Batches {
+		l.Batches[p] += o.Batches[p]
+		l.Records[p] += o.Records[p]
+		l.Bytes[p] += o.Bytes[p]
+		for c := range l.Cuts[p] {
+			l.Cuts[p][c] += o.Cuts[p][c]
+		}
+	}
+	l.Requests += o.Requests
+	for k := range l.Hist {
+		l.Hist[k] += o.Hist[k]
+	}
+}
+
+// TotalBatches is the run's batches over every partition.
+func (l *RunLayout) TotalBatches() int64 {
+	var n int64
+	for _, b := range l.Batches {
+		n += b
+	}
+	return n
+}
+
+// ReplayOptions are a replay's runs and how it spends them.
+type ReplayOptions struct {
+	Runs   int    // runs to report (at least 1)
+	Seed   uint64 // the random choices of run r come from Seed and r
+	Spread Spread // where the records of one millisecond go
+	// Workers simulate windows at once (0: GOMAXPROCS).
+	Workers int
+	// WindowRecords is the records of one window (0: 100,000), and
+	// Budget the record sends a replay may simulate (0: 20 million):
+	// past it each window is simulated fewer times than Runs (at least
+	// minSimRuns) and the runs are composed of them (see Replay).
+	WindowRecords int
+	Budget        int64
+}
+
+// ReplayResult is a replay's runs.
+type ReplayResult struct {
+	Partitions int
+	Runs       []RunLayout
+	// Windows is how many windows the traces were cut into, SimRuns how
+	// many times each was simulated (Runs composes the runs of fewer
+	// simulations when SimRuns < len(Runs)).
+	Windows, SimRuns int
+}
+
+// minSimRuns is the fewest simulations of each window runs are
+// composed of.
+const minSimRuns = 4
+
+// window is records [lo, hi) of a trace simulated to count the batches
+// begun in [countLo, countHi).
+type window struct {
+	t                *Trace
+	lo, hi           int
+	countLo, countHi int
+}
+
+// planWindows cuts t into windows of about w records: at an idle gap
+// (no record for gapMs: the accumulator is empty and every request
+// answered, so the windows are independent but for the compression
+// estimate) when there is one between w and 2w records in, else at w
+// records with overlap records simulated on either side whose batches
+// are not counted (the accumulator's state converges within them).
+func planWindows(t *Trace, w int, gapMs uint32) []window {
+	n := t.Len()
+	if n <= 2*w {
+		return []window{{t: t, lo: 0, hi: n, countLo: 0, countHi: n}}
+	}
+	overlap := max(w/20, min(w, 1000))
+	var out []window
+	lo := 0
+	idleLo := true
+	for lo < n {
+		hi := min(n, lo+w)
+		idleHi := hi == n
+		if !idleHi {
+			for i := hi; i < min(n, lo+2*w); i++ {
+				if t.rec(i).ms-t.rec(i-1).ms >= gapMs {
+					hi, idleHi = i, true
+					break
+				}
+			}
+		}
+		if n-hi < w/2 && !idleHi {
+			hi, idleHi = n, true // no short last window
+		}
+		sLo, sHi := lo, hi
+		if !idleLo {
+			sLo = max(0, lo-overlap)
+		}
+		if !idleHi {
+			sHi = min(n, hi+overlap)
+		}
+		out = append(out, window{t: t, lo: sLo, hi: sHi, countLo: lo, countHi: hi})
+		lo, idleLo = hi, idleHi
+	}
+	return out
+}
+
+// Replay replays traces (the sessions of one topic, each with its own
+// accumulator, all over traces[0].Partitions partitions) through the
+// model with cfg's settings and sender's timing, opts.Runs times, and
+// returns each run's layout summed over the sessions.
+//
+// Each trace is cut into windows (planWindows) that are simulated apart,
+// on opts.Workers goroutines. While Runs × records stays within
+// opts.Budget, window w of run r is simulation r of w. Past it each
+// window is simulated SimRuns < Runs times, and run r takes for each
+// window one of its simulations at random: the windows' randomness is
+// independent, so composed runs have the spread of the sum as simulated
+// runs would, from SimRuns times the work instead of Runs.
+func Replay(traces []*Trace, cfg Config, sender Sender, opts ReplayOptions) (*ReplayResult, error) {
+	return ReplayMix(traces, cfg, []Sender{sender}, opts)
+}
+
+// ReplayMix is Replay with run r's sender senders[r mod len(senders)]:
+// the senders that fit a log equally well (Fit.Plausible), so that the
+// runs' spread holds what the log cannot tell about its sender.
+func ReplayMix(traces []*Trace, cfg Config, senders []Sender, opts ReplayOptions) (*ReplayResult, error) {
+	if len(senders) == 0 {
+		return nil, configErr("no sender")
+	}
+	if opts.Runs < 1 {
+		return nil, configErr("runs must be at least 1")
+	}
+	if len(traces) == 0 {
+		return nil, configErr("nothing to replay")
+	}
+	parts := traces[0].Partitions
+	senders[0].Apply(&cfg)
+	cfg.Partitions = parts
+	cfg.TimestampStepMs = -1
+	cfg.spread = opts.Spread
+	cfg.Seed = opts.Seed
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	wr := opts.WindowRecords
+	if wr <= 0 {
+		wr = 100000
+	}
+	gap := uint32(min(cfg.LingerMs+1000+10*cfg.RTT.Milliseconds(), math.MaxUint32/2))
+	var wins []window
+	var total int64
+	for _, t := range traces {
+		if t.Partitions != parts {
+			return nil, configErr("the sessions of one topic must have the same partition count")
+		}
+		if t.Len() == 0 {
+			continue
+		}
+		wins = append(wins, planWindows(t, wr, gap)...)
+		total += int64(t.Len())
+	}
+	res := &ReplayResult{Partitions: parts, Windows: len(wins), SimRuns: opts.Runs}
+	budget := opts.Budget
+	if budget <= 0 {
+		budget = 20000000
+	}
+	k := len(senders)
+	if total*int64(opts.Runs) > budget {
+		n := int(min(int64(opts.Runs), max(minSimRuns, budget/max(total, 1))))
+		res.SimRuns = min(opts.Runs, (max(n, k)+k-1)/k*k) // simulations of each sender alike
+	}
+	cfgs := make([]Config, k)
+	for i, snd := range senders {
+		cfgs[i] = cfg
+		snd.Apply(&cfgs[i])
+	}
+	sims, err := simulateWindows(wins, cfgs, res.SimRuns, opts.Workers)
+	if err != nil {
+		return nil, err
+	}
+	res.Runs = make([]RunLayout, opts.Runs)
+	for r := range res.Runs {
+		l := newRunLayout(parts)
+		rng := rand.New(rand.NewPCG(opts.Seed, 0x636f6d706f7365+uint64(r))) // "compose"
+		for w := range wins {
+			v := r
+			if res.SimRuns < opts.Runs {
+				// a simulation of run r's sender
+				v = r%k + k*rng.IntN(max(1, res.SimRuns/k))
+				if v >= res.SimRuns {
+					v = rng.IntN(res.SimRuns)
+				}
+			}
+			l.add(&sims[w][v])
+		}
+		res.Runs[r] = l
+	}
+	return res, nil
+}
+
+// simulateWindows runs each window runs times on workers goroutines,
+// simulation v with cfgs[v mod len(cfgs)].
+func simulateWindows(wins []window, cfgs []Config, runs, workers int) ([][]RunLayout, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	out := make([][]RunLayout, len(wins))
+	for w := range out {
+		out[w] = make([]RunLayout, runs)
+	}
+	type job struct{ w, r int }
+	jobs := make(chan job)
+	var (
+		mu   sync.Mutex
+		fail error
+		wg   sync.WaitGroup
+	)
+	for range min(workers, len(wins)*runs) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sizes := newSizeCache()
+			var builders []*batch.Builder
+			for j := range jobs {
+				mu.Lock()
+				stop := fail != nil
+				mu.Unlock()
+				if stop {
+					continue
+				}
+				l, b, err := simulateWindow(&wins[j.w], cfgs[j.r%len(cfgs)], j.w, j.r, sizes, builders)
+				builders = b
+				if err != nil {
+					mu.Lock()
+					fail = err
+					mu.Unlock()
+					continue
+				}
+				out[j.w][j.r] = l
+			}
+		}()
+	}
+	for r := range runs {
+		for w := range wins {
+			jobs <- job{w, r}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	return out, fail
+}
+
+// simulateWindow is run r of window w.
+func simulateWindow(win *window, cfg Config, w, r int, sizes *sizeCache, builders []*batch.Builder) (RunLayout, []*batch.Builder, error) {
+	v := win.t.view(win.lo, win.hi)
+	c := cfg
+	c.Records = int64(v.Len())
+	c.StartTime = v.StartMs + int64(v.rec(0).ms)
+	c.Run = cfg.Run + r
+	c.Seed = cfg.Seed ^ uint64(w)*0x9e3779b97f4a7c15
+	if v.ProducerID >= 0 {
+		c.ProducerID, c.ProducerEpoch = v.ProducerID, max(v.Epoch, 0)
+	}
+	l := newRunLayout(c.Partitions)
+	s := newSimWith(&c, nil, &records{trace: v}, sizes)
+	s.builders = builders
+	s.countFrom = int64(win.countLo - win.lo)
+	countTo := int64(win.countHi - win.lo)
+	s.tally = func(p, n, bytes int, cut string) {
+		l.Batches[p]++
+		l.Records[p] += int64(n)
+		l.Bytes[p] += int64(bytes)
+		l.Cuts[p][cutIndex(cut)]++
+		l.Hist[histBucket(int64(n))]++
+	}
+	// batches begun past the window's end belong to the next window
+	s.countTo = countTo
+	if err := s.run(); err != nil {
+		return l, s.builders, fmt.Errorf("replay of %s records %d..%d, run %d: %w", v.Topic, win.lo, win.hi, c.Run, err)
+	}
+	l.Requests = s.requests
+	return l, s.builders, nil
+}
+
+// Quantiles of the runs' batches of partition p.
+func (r *ReplayResult) Batches(p int) Quantiles {
+	xs := make([]int, len(r.Runs))
+	for i := range r.Runs {
+		xs[i] = int(r.Runs[i].Batches[p])
+	}
+	return quantiles(xs)
+}
+
+// TotalBatches is the quantiles of the runs' batches over all partitions.
+func (r *ReplayResult) TotalBatches() Quantiles {
+	xs := make([]int, len(r.Runs))
+	for i := range r.Runs {
+		xs[i] = int(r.Runs[i].TotalBatches())
+	}
+	return quantiles(xs)
+}
+
+// FloatQuantiles are p5, p50 and p95 of a real-valued figure over runs.
+type FloatQuantiles struct{ P5, P50, P95 float64 }
+
+func floatQuantiles(xs []float64) FloatQuantiles {
+	if len(xs) == 0 {
+		return FloatQuantiles{}
+	}
+	slices.Sort(xs)
+	at := func(p int) float64 { return xs[max((p*len(xs)+99)/100-1, 0)] }
+	return FloatQuantiles{P5: at(5), P50: at(50), P95: at(95)}
+}
+
+// RecordsPerBatch is the quantiles of partition p's mean records per batch
+// over the runs (p < 0: the topic's).
+func (r *ReplayResult) RecordsPerBatch(p int) FloatQuantiles {
+	return r.ratio(p, func(l *RunLayout, p int) int64 { return l.Records[p] })
+}
+
+// BytesPerBatch is the same for the stored bytes per batch.
+func (r *ReplayResult) BytesPerBatch(p int) FloatQuantiles {
+	return r.ratio(p, func(l *RunLayout, p int) int64 { return l.Bytes[p] })
+}
+
+func (r *ReplayResult) ratio(p int, num func(*RunLayout, int) int64) FloatQuantiles {
+	xs := make([]float64, 0, len(r.Runs))
+	for i := range r.Runs {
+		l := &r.Runs[i]
+		var n, b int64
+		for q := range l.Batches {
+			if p < 0 || q == p {
+				n += num(l, q)
+				b += l.Batches[q]
+			}
+		}
+		if b > 0 {
+			xs = append(xs, float64(n)/float64(b))
+		}
+	}
+	return floatQuantiles(xs)
+}
+
+// Requests is the quantiles of partition p's produce requests (one
+// request holds at most one batch of a partition, so these are its
+// batches; p < 0: the topic's requests, which carry several partitions'
+// batches).
+func (r *ReplayResult) Requests(p int) Quantiles {
+	if p >= 0 {
+		return r.Batches(p)
+	}
+	xs := make([]int, len(r.Runs))
+	for i := range r.Runs {
+		xs[i] = int(r.Runs[i].Requests)
+	}
+	return quantiles(xs)
+}
+
+// Cuts is the median run's batches of partition p by cut reason (the run
+// whose topic total is the median).
+func (r *ReplayResult) Cuts(p int) map[string]int64 {
+	idx := make([]int, len(r.Runs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		return int(r.Runs[a].TotalBatches() - r.Runs[b].TotalBatches())
+	})
+	med := &r.Runs[idx[max((50*len(idx)+99)/100-1, 0)]]
+	out := map[string]int64{}
+	for c, n := range med.Cuts[p] {
+		if n > 0 {
+			out[CutNames[c]] = n
+		}
+	}
+	return out
+}

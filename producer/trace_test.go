@@ -1,0 +1,502 @@
+package producer
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/segment"
+)
+
+// traceFromDir reads every partition of the log directory dir into one
+// trace (one session: the model's logs have one producer); keyed records
+// keep their partition.
+func traceFromDir(t testing.TB, dir string, partitions int) *Trace {
+	t.Helper()
+	parts, err := segment.Partitions([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := NewTraceBuilder("t", partitions, 0, 0)
+	var rec batch.Record
+	for i := range parts {
+		p := &parts[i]
+		st := &segment.Stream{}
+		for _, seg := range p.Segments {
+			if err := st.OpenSegment(seg, 0); err != nil {
+				t.Fatal(err)
+			}
+			for st.Next() {
+				b := st.Batch()
+				info, err := b.Info()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if info.Control {
+					continue
+				}
+				tb.Batch(int(p.Partition), info.Size)
+				br, err := b.Records()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for {
+					ok, err := br.Next(&rec)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !ok {
+						break
+					}
+					part := -1
+					if rec.Key != nil {
+						part = int(p.Partition)
+					}
+					if err := tb.Add(b.Header.BaseTimestamp+rec.TimestampDelta, part, rec.Key, rec.Value, rec.Headers); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := st.Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st.Close()
+	}
+	tr, err := tb.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// TestReplayReproducesModelLog: a log the ideal model wrote, replayed
+// under the same settings with the ideal sender (and the same round trip),
+// comes out batch for batch as it was written: the trace's arrivals (a
+// millisecond's records spread evenly over it) are the model's own send
+// times when the sender's rate divides a millisecond.
+func TestReplayReproducesModelLog(t *testing.T) {
+	tests := []struct {
+		name string
+		mod  func(*Config)
+	}{
+		{"unkeyed 3 partitions linger 5", func(c *Config) { c.Partitions = 3; c.Records = 3000; c.SendInterval = 250 * time.Microsecond }},
+		{"keyed 4 partitions linger 20", func(c *Config) {
+			c.Partitions = 4
+			c.Records = 2000
+			c.KeyPrefix, c.KeyCount = "k", 50
+			c.LingerMs = 20
+			c.SendInterval = 500 * time.Microsecond
+		}},
+		{"gzip batch.size 4096", func(c *Config) {
+			c.Records = 3000
+			c.BatchSize = 4096
+			c.Compression = batch.CodecGzip
+			c.ValueEntropy = 0.3
+			c.SendInterval = 100 * time.Microsecond
+		}},
+		{"slow sender linger 0", func(c *Config) { c.Records = 400; c.LingerMs = 0; c.SendInterval = 2 * time.Millisecond }},
+		{"headers", func(c *Config) { c.Records = 1000; c.Headers = 2; c.SendInterval = 200 * time.Microsecond }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Timing = Timing{}
+			tc.mod(&cfg)
+			dir, res := runTo(t, cfg)
+			tr := traceFromDir(t, dir, cfg.Partitions)
+			if tr.Len() != int(cfg.Records) {
+				t.Fatalf("trace holds %d records, want %d", tr.Len(), cfg.Records)
+			}
+			was := cfg
+			was.KeyPrefix, was.KeyCount, was.Headers, was.ValueEntropy, was.ValueSize = "", 0, 0, -1, 0
+			rr, err := Replay([]*Trace{tr}, was, Sender{RTT: cfg.RTT}, ReplayOptions{Runs: 1, Seed: cfg.Seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := rr.Runs[0]
+			for p, ps := range res.Partitions {
+				if run.Batches[p] != ps.Batches || run.Records[p] != ps.Records || run.Bytes[p] != ps.Bytes {
+					t.Errorf("partition %d: replay %d batches, %d records, %d bytes; the log %d, %d, %d",
+						p, run.Batches[p], run.Records[p], run.Bytes[p], ps.Batches, ps.Records, ps.Bytes)
+				}
+			}
+			lb, lr, lbytes := tr.LogLayout()
+			for p := range lb {
+				if lb[p] != res.Partitions[p].Batches || lr[p] != res.Partitions[p].Records || lbytes[p] != res.Partitions[p].Bytes {
+					t.Errorf("partition %d: trace's log layout %d/%d/%d, written %d/%d/%d", p, lb[p], lr[p], lbytes[p],
+						res.Partitions[p].Batches, res.Partitions[p].Records, res.Partitions[p].Bytes)
+				}
+			}
+		})
+	}
+}
+
+// TestReplaySpreadIsNoise: placing a millisecond's records at random
+// points of it instead of evenly moves the predicted median batch count
+// by no more than the runs' own spread.
+func TestReplaySpreadIsNoise(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Partitions, cfg.Records, cfg.SendInterval = 4, 20000, 120*time.Microsecond
+	dir, _ := runTo(t, cfg)
+	tr := traceFromDir(t, dir, cfg.Partitions)
+	was := DefaultConfig()
+	was.LingerMs = 20
+	s := Sender{Lag: 200 * time.Microsecond, Close: 50 * time.Microsecond, RTT: 3 * time.Millisecond, Jitter: senderJitter, RunJitter: senderRunJitter, RTTJitter: senderRTTJitter}
+	even, err := Replay([]*Trace{tr}, was, s, ReplayOptions{Runs: 40, Seed: 1, Spread: SpreadEven})
+	if err != nil {
+		t.Fatal(err)
+	}
+	random, err := Replay([]*Trace{tr}, was, s, ReplayOptions{Runs: 40, Seed: 1, Spread: SpreadRandom})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, r := even.TotalBatches(), random.TotalBatches()
+	spread := max(e.P95-e.P5, r.P95-r.P5, 1)
+	if d := e.P50 - r.P50; d > spread || -d > spread {
+		t.Errorf("even spread p50 %d (p5-p95 %d-%d), random %d (%d-%d): differ by more than the runs' spread", e.P50, e.P5, e.P95, r.P50, r.P5, r.P95)
+	}
+	t.Logf("even %+v random %+v", e, r)
+}
+
+// TestReplaySessions: two sessions of one topic replay with their own
+// accumulators and their layouts add up; the same records as one
+// session are cut otherwise (their batches are shared).
+func TestReplaySessions(t *testing.T) {
+	mk := func(pid int64, startMs int64) *Trace {
+		tb := NewTraceBuilder("t", 2, pid, 0)
+		tb.Batch(0, 0)
+		for i := range 200 {
+			if err := tb.Add(startMs+int64(i), 0, []byte("k"), make([]byte, 100), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tr, err := tb.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	a, b := mk(1, 1000), mk(2, 1000)
+	cfg := DefaultConfig()
+	cfg.LingerMs = 10
+	ideal := Sender{RTT: time.Millisecond}
+	one := func(tr *Trace) int64 {
+		rr, err := Replay([]*Trace{tr}, cfg, ideal, ReplayOptions{Runs: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rr.Runs[0].Batches[0]
+	}
+	both, err := Replay([]*Trace{a, b}, cfg, ideal, ReplayOptions{Runs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := both.Runs[0].Batches[0], one(a)+one(b); got != want {
+		t.Errorf("two sessions: %d batches, want the sum of each alone, %d", got, want)
+	}
+	// As one producer (what producer id -1 forces): the records of both
+	// share batches, so fewer batches.
+	tb := NewTraceBuilder("t", 2, -1, -1)
+	tb.Batch(0, 0)
+	for i := range 200 {
+		for range 2 {
+			if err := tb.Add(1000+int64(i), 0, []byte("k"), make([]byte, 100), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	merged, err := tb.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := one(merged); m >= both.Runs[0].Batches[0] {
+		t.Errorf("one merged session: %d batches, want fewer than two sessions' %d", m, both.Runs[0].Batches[0])
+	}
+}
+
+// TestTraceSample: past MaxSampleBytes the trace keeps every s-th
+// record's bytes, and a record's stand-in has its own lengths.
+func TestTraceSample(t *testing.T) {
+	old := MaxSampleBytes
+	MaxSampleBytes = 10000
+	defer func() { MaxSampleBytes = old }()
+	tb := NewTraceBuilder("t", 1, 0, 0)
+	tb.Batch(0, 0)
+	for i := range 1000 {
+		v := make([]byte, 10+i%50)
+		for j := range v {
+			v[j] = byte(i)
+		}
+		if err := tb.Add(int64(i), -1, nil, v, []batch.RecordHeader{{Key: []byte("h"), Value: v[:3]}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, err := tb.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tr.Sampled() || len(tr.ring) > MaxSampleBytes {
+		t.Fatalf("sampled %v, ring %d bytes", tr.Sampled(), len(tr.ring))
+	}
+	var buf traceBuf
+	for i := range int64(1000) {
+		k, v, h := tr.record(i, &buf)
+		if k != nil || len(v) != 10+int(i)%50 || len(h) != 1 || len(h[0].Key) != 1 || len(h[0].Value) != 3 {
+			t.Fatalf("record %d: key %v, value %d bytes, headers %v", i, k, len(v), h)
+		}
+		if i%int64(tr.stride) == 0 && v[0] != byte(i) {
+			t.Fatalf("record %d is kept but has stand-in bytes", i)
+		}
+	}
+}
+
+// TestTraceMerge: partitions read one after another come out in time
+// order, ties in read order, and the batch starts move with them.
+func TestTraceMerge(t *testing.T) {
+	tb := NewTraceBuilder("t", 2, 0, 0)
+	tb.Batch(0, 0)
+	for _, ms := range []int64{1, 3, 3, 7} {
+		tb.Add(ms, 0, []byte{0}, nil, nil)
+	}
+	tb.Batch(1, 0)
+	for _, ms := range []int64{2, 3, 5} {
+		tb.Add(ms, 1, []byte{1}, nil, nil)
+	}
+	tr, err := tb.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	var parts []int16
+	var firsts []bool
+	for i := range tr.Len() {
+		r := tr.rec(i)
+		got = append(got, int64(r.ms)+tr.StartMs)
+		parts = append(parts, r.part)
+		firsts = append(firsts, tr.isFirst(i))
+	}
+	want := []int64{1, 2, 3, 3, 3, 5, 7}
+	wantParts := []int16{0, 1, 0, 0, 1, 1, 0}
+	wantFirst := []bool{true, true, false, false, false, false, false}
+	for i := range want {
+		if got[i] != want[i] || parts[i] != wantParts[i] || firsts[i] != wantFirst[i] {
+			t.Fatalf("merged %v %v %v, want %v %v %v", got, parts, firsts, want, wantParts, wantFirst)
+		}
+	}
+}
+
+// TestArrivalsEven: k records of a millisecond at j/k of it.
+func TestArrivalsEven(t *testing.T) {
+	tb := NewTraceBuilder("t", 1, 0, 0)
+	tb.Batch(0, 0)
+	for _, ms := range []int64{10, 10, 10, 10, 11, 13, 13} {
+		tb.Add(ms, -1, nil, nil, nil)
+	}
+	tr, _ := tb.Build()
+	a := newArrivals(tr, SpreadEven, 1, 0)
+	want := []int64{10e6, 10.25e6, 10.5e6, 10.75e6, 11e6, 13e6, 13.5e6}
+	for i, w := range want {
+		if got := a.at(int64(i)); got != w {
+			t.Errorf("record %d arrives at %d, want %d", i, got, w)
+		}
+	}
+	r := newArrivals(tr, SpreadRandom, 1, 0)
+	prev := int64(math.MinInt64)
+	for i := range want {
+		got := r.at(int64(i))
+		if got < prev || got/1e6 != int64(tr.rec(i).ms)+tr.StartMs {
+			t.Errorf("random spread: record %d at %d (after %d), outside its millisecond or out of order", i, got, prev)
+		}
+		prev = got
+	}
+}
+
+// TestPlanWindows: windows cover the trace's records once, cut at idle
+// gaps when there are some.
+func TestPlanWindows(t *testing.T) {
+	tb := NewTraceBuilder("t", 1, 0, 0)
+	tb.Batch(0, 0)
+	ms := int64(0)
+	for i := range 10000 {
+		if i%3000 == 2999 {
+			ms += 5000 // an idle gap
+		}
+		tb.Add(ms, -1, nil, nil, nil)
+		if i%4 == 0 {
+			ms++
+		}
+	}
+	tr, _ := tb.Build()
+	wins := planWindows(tr, 1000, 2000)
+	next := 0
+	idle := 0
+	for _, w := range wins {
+		if w.countLo != next || w.lo > w.countLo || w.hi < w.countHi {
+			t.Fatalf("windows %+v do not tile the trace", wins)
+		}
+		if w.lo == w.countLo && w.countLo > 0 {
+			idle++
+		}
+		next = w.countHi
+	}
+	if next != tr.Len() || idle < 3 {
+		t.Errorf("windows end at %d of %d, %d cut at idle gaps", next, tr.Len(), idle)
+	}
+	_ = filepath.Join
+}
+
+// TestReplayWindowsAgree: a trace cut into windows replays close to the
+// same trace in one piece.
+func TestReplayWindowsAgree(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Partitions, cfg.Records, cfg.SendInterval = 3, 30000, 100*time.Microsecond
+	cfg.Timing = Timing{}
+	dir, _ := runTo(t, cfg)
+	tr := traceFromDir(t, dir, cfg.Partitions)
+	s := Sender{Lag: 300 * time.Microsecond, Close: 50 * time.Microsecond, RTT: 3 * time.Millisecond, Jitter: senderJitter, RunJitter: senderRunJitter, RTTJitter: senderRTTJitter}
+	whole, err := Replay([]*Trace{tr}, cfg, s, ReplayOptions{Runs: 30, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut, err := Replay([]*Trace{tr}, cfg, s, ReplayOptions{Runs: 30, Seed: 1, WindowRecords: 3000, Budget: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cut.Windows < 5 || cut.SimRuns != minSimRuns {
+		t.Fatalf("%d windows, %d simulations each", cut.Windows, cut.SimRuns)
+	}
+	w, c := whole.TotalBatches(), cut.TotalBatches()
+	tol := max(w.P95-w.P5, w.P50/50, 2)
+	if d := w.P50 - c.P50; d > tol || -d > tol {
+		t.Errorf("whole p50 %d (%+v), windowed %d (%+v)", w.P50, w, c.P50, c)
+	}
+	t.Logf("whole %+v windowed %+v", w, c)
+}
+
+// TestFitSender: a log the model wrote with a sender that lags and a
+// slow broker is fitted back: the replay under the log's settings with
+// the fitted sender reproduces its batch count within max(1, 5%), where
+// the ideal sender does not.
+func TestFitSender(t *testing.T) {
+	tests := []struct {
+		name string
+		mod  func(*Config)
+		s    Sender
+	}{
+		{"busy broker linger 0", func(c *Config) {
+			c.Records, c.LingerMs, c.SendInterval = 4000, 0, 300*time.Microsecond
+		}, Sender{Lag: time.Millisecond, Close: 100 * time.Microsecond, RTT: 8 * time.Millisecond}},
+		{"lagging sender linger 0 3 partitions", func(c *Config) {
+			c.Partitions, c.Records, c.LingerMs, c.SendInterval = 3, 6000, 0, 100*time.Microsecond
+		}, Sender{Lag: 2 * time.Millisecond, Close: 200 * time.Microsecond, RTT: 4 * time.Millisecond}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			tc.mod(&cfg)
+			tc.s.Apply(&cfg)
+			dir, res := runTo(t, cfg)
+			tr := traceFromDir(t, dir, cfg.Partitions)
+			var logB int64
+			for _, ps := range res.Partitions {
+				logB += ps.Batches
+			}
+			was := DefaultConfig()
+			was.LingerMs = cfg.LingerMs
+			fit, err := FitSender([]*Trace{tr}, was, FitOptions{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			check := func(s Sender) int {
+				rr, err := Replay([]*Trace{tr}, was, s, ReplayOptions{Runs: 21, Seed: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return rr.TotalBatches().P50
+			}
+			got, ideal := check(fit.Sender), check(Sender{RTT: time.Millisecond})
+			tol := max(1, logB/20)
+			if d := int64(got) - logB; d > tol || -d > tol {
+				t.Errorf("fitted %+v (batch error %.3f, hist %.3f, %d tries): replay p50 %d batches, the log %d", fit.Sender, fit.BatchError, fit.HistError, fit.Evaluations, got, logB)
+			}
+			if d := int64(ideal) - logB; d <= tol && -d <= tol {
+				t.Errorf("the ideal sender reproduces the log too (%d vs %d): the case does not test the fit", ideal, logB)
+			}
+			t.Logf("log %d, fitted %d (%+v, %d tries), ideal %d", logB, got, fit.Sender, fit.Evaluations, ideal)
+		})
+	}
+}
+
+// TestReplayPredictsModel: the model writes the same arrivals at two
+// settings (A and B) with one sender; the senders fitted to A's log and
+// the replay of A's records under B put B's median batch count inside
+// the runs' p5-p95, or (band false) within pct percent of the predicted
+// median. Measured: linger.ms 5 -> 20 predicts 98 for 105 (the fitted lag,
+// 0.7 ms for a true 1 ms, cuts the linger windows short); 20 -> 0 cannot
+// be told from a log cut by linger.ms (the round trip decides at 0, and
+// the plausible senders spread the band over 262-4147 around the true
+// 1500); batch.size 16384 -> 4096 predicts 324 for 327.
+func TestReplayPredictsModel(t *testing.T) {
+	s := Sender{Lag: time.Millisecond, Close: 100 * time.Microsecond, RTT: 4 * time.Millisecond, Jitter: senderJitter, RunJitter: senderRunJitter, RTTJitter: senderRTTJitter}
+	tests := []struct {
+		name string
+		a, b func(*Config)
+		band bool
+		pct  int
+	}{
+		{"linger 5 to 20", func(c *Config) { c.LingerMs = 5 }, func(c *Config) { c.LingerMs = 20 }, false, 10},
+		{"linger 20 to 0", func(c *Config) { c.LingerMs = 20 }, func(c *Config) { c.LingerMs = 0 }, true, 0},
+		{"batch.size 16384 to 4096", func(c *Config) { c.LingerMs = 50 }, func(c *Config) { c.LingerMs = 50; c.BatchSize = 4096 }, true, 5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			base := DefaultConfig()
+			base.Partitions, base.Records, base.SendInterval = 3, 8000, 250*time.Microsecond
+			s.Apply(&base)
+			a, b := base, base
+			tc.a(&a)
+			tc.b(&b)
+			dirA, _ := runTo(t, a)
+			envB, err := Simulate(b, 41)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var totals []int
+			for _, l := range envB.Runs {
+				n := 0
+				for p := range l.Partitions {
+					n += l.Batches(p)
+				}
+				totals = append(totals, n)
+			}
+			truth := quantiles(totals).P50
+			tr := traceFromDir(t, dirA, base.Partitions)
+			wasA, nowB := DefaultConfig(), DefaultConfig()
+			tc.a(&wasA)
+			tc.b(&nowB)
+			fit, err := FitSender([]*Trace{tr}, wasA, FitOptions{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rr, err := ReplayMix([]*Trace{tr}, nowB, fit.Plausible, ReplayOptions{Runs: 41, Seed: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := rr.TotalBatches()
+			if tc.band && (truth < q.P5 || truth > q.P95) {
+				t.Errorf("predicted %+v, the model at B %d outside p5-p95 (fit %+v, %d plausible)", q, truth, fit.Sender, len(fit.Plausible))
+			}
+			if tol := max(1, q.P50*tc.pct/100); tc.pct > 0 && (q.P50-truth > tol || truth-q.P50 > tol) {
+				t.Errorf("predicted median %d, the model at B %d: more than %d%% apart", q.P50, truth, tc.pct)
+			}
+			tq, err := Replay([]*Trace{tr}, nowB, s, ReplayOptions{Runs: 41, Seed: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("predicted p50 %d [%d-%d], B's median %d; fit %+v (%d plausible); with the true sender %+v", q.P50, q.P5, q.P95, truth, fit.Sender, len(fit.Plausible), tq.TotalBatches())
+		})
+	}
+}
