@@ -12,6 +12,7 @@ import (
 	"github.com/kseg/kseg/internal/atomicfile"
 	"github.com/kseg/kseg/internal/collect"
 	"github.com/kseg/kseg/internal/source"
+	"github.com/kseg/kseg/producer"
 	"github.com/kseg/kseg/report"
 )
 
@@ -48,6 +49,9 @@ type reportFlags struct {
 	quiet      bool
 	explain    bool
 	replicas   bool
+	whatif     []string
+	was        []string
+	whatifRuns int
 }
 
 func newReportCmd() *cobra.Command {
@@ -73,6 +77,9 @@ func newReportCmd() *cobra.Command {
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	fs.BoolVar(&f.explain, "explain", false, "colour each batch's point by its cut reason and show the inferred producer settings (kseg explain)")
 	fs.BoolVar(&f.replicas, "replicas", false, "the runs are copies of the same partitions (one per broker): draw each partition's leader epochs of every copy on one time line, with where they diverge (kseg replicas)")
+	fs.StringArrayVar(&f.whatif, "whatif", nil, "draw what these producer settings would do to each topic's own traffic (kseg whatif): KEY=VALUE[,KEY=VALUE...] by Kafka's names, repeatable (one band each)")
+	fs.StringArrayVar(&f.was, "was", nil, "with --whatif: a setting that wrote the logs, KEY=VALUE, repeatable (default: kseg explain's inference)")
+	fs.IntVar(&f.whatifRuns, "whatif-runs", 200, "with --whatif: replays per setting")
 	addSourceFlags(c, &sf)
 	return c
 }
@@ -96,7 +103,10 @@ func runReport(c *cobra.Command, f *reportFlags, src *source.Set, args []string)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	opts := collect.Options{Audit: !f.noAudit, Explain: f.explain, Replicas: f.replicas, Walk: namedLogs(src.Partitions), Coordinators: src}
+	opts := collect.Options{Audit: !f.noAudit, Explain: f.explain, Replicas: f.replicas, Walk: namedLogs(src.Partitions), Coordinators: src, WhatifRuns: f.whatifRuns}
+	if err := whatifFlags(f, &opts); err != nil {
+		return withCode(ExitUsage, err)
+	}
 	prog := report.NewProgress(c.ErrOrStderr(), showProgress(c, f.quiet, false), "report", 2*collect.TotalBytes(runs, opts))
 	if prog != nil {
 		opts.Progress = prog.Add
@@ -116,5 +126,43 @@ func runReport(c *cobra.Command, f *reportFlags, src *source.Set, args []string)
 		parts += len(r.Partitions)
 	}
 	fmt.Fprintf(c.OutOrStdout(), "wrote %s (%d bytes): %d run(s), %d partition(s)\n", f.out, st.Size(), len(runs), parts)
+	return nil
+}
+
+// whatifFlags turns --whatif, --was and --whatif-runs into opts.
+func whatifFlags(f *reportFlags, opts *collect.Options) error {
+	if len(f.whatif) == 0 {
+		if len(f.was) > 0 {
+			return errors.New("--was needs --whatif")
+		}
+		return nil
+	}
+	if f.whatifRuns < 1 {
+		return fmt.Errorf("--whatif-runs must be at least 1, got %d", f.whatifRuns)
+	}
+	for _, w := range f.whatif {
+		spec, err := collect.ParseWhatifSpec(w)
+		if err != nil {
+			return fmt.Errorf("--whatif %s: %w", w, err)
+		}
+		probe := producer.DefaultConfig()
+		if _, err := probe.ApplyProperties(spec.Set); err != nil {
+			return fmt.Errorf("--whatif %s: %w", w, err)
+		}
+		opts.Whatif = append(opts.Whatif, spec)
+	}
+	for _, w := range f.was {
+		p, err := producer.ParseProperty(w)
+		if err != nil {
+			return fmt.Errorf("--was %s: %w", w, err)
+		}
+		opts.WhatifWas = append(opts.WhatifWas, p)
+	}
+	if opts.WhatifWas != nil {
+		probe := producer.DefaultConfig()
+		if _, err := probe.ApplyProperties(opts.WhatifWas); err != nil {
+			return fmt.Errorf("--was: %w", err)
+		}
+	}
 	return nil
 }

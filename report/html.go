@@ -63,6 +63,21 @@ func WriteHTML(w io.Writer, runs []Run, opt HTMLOptions) error {
 	// A sweep: one matrix of its settings before the runs.
 	sweepMatrices(&sb, runs)
 
+	// What-ifs: each run's topics under the settings asked for.
+	whatifs := false
+	for _, r := range runs {
+		if len(r.Whatif) > 0 {
+			if !whatifs {
+				sb.WriteString("<h2 id=\"whatif\">What if</h2>\n<div class=\"runs\">\n")
+				whatifs = true
+			}
+			whatifSection(&sb, r.Name, r.Whatif)
+		}
+	}
+	if whatifs {
+		sb.WriteString("</div>\n")
+	}
+
 	// One section per partition name, runs side by side.
 	e := html.EscapeString
 	for _, name := range partitionNames(runs) {
@@ -105,7 +120,7 @@ func pageHead(sb *strings.Builder, runs []Run, opt HTMLOptions) {
 	e := html.EscapeString
 	fmt.Fprintf(sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"+
 		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">"+
-		"<title>%s</title><style>%s%s</style></head><body>\n", e(title), css, explainCSS(runs))
+		"<title>%s</title><style>%s%s%s</style></head><body>\n", e(title), css, explainCSS(runs), whatifCSS)
 	fmt.Fprintf(sb, "<h1>%s</h1>\n<p class=\"meta\">", e(title))
 	for i, r := range runs {
 		if i > 0 {

@@ -93,4 +93,6 @@ type Run struct {
 	// Sweep is the plan of the kseg produce --workload sweep the run
 	// belongs to (shared by its runs), nil otherwise.
 	Sweep *producer.SweepPlan
+	// Whatif is the run's what-if per topic (kseg report --whatif).
+	Whatif []WhatifTopic
 }

@@ -212,6 +212,12 @@ type Options struct {
 	// Coordinators, when set, judge the open transactions of partitions
 	// read from a cluster (audit.CheckTransactions), as kseg audit does.
 	Coordinators audit.Coordinators
+	// Whatif are the settings each run's topics are replayed under (kseg
+	// report --whatif), from WhatifWas (nil: explain's inference), with
+	// WhatifRuns runs each (0: 200).
+	Whatif     []WhatifSpec
+	WhatifWas  []producer.Property
+	WhatifRuns int
 }
 
 func (o Options) walk(paths []string) ([]segment.Partition, error) {
@@ -238,6 +244,11 @@ func Runs(runs []report.Run, opts Options) error {
 		if opts.Explain {
 			// over the whole run: drains and sticky switches cross partitions
 			if ex, err = explain.Run(parts); err != nil {
+				return err
+			}
+		}
+		if len(opts.Whatif) > 0 {
+			if r.Whatif, err = whatifs(parts, opts); err != nil {
 				return err
 			}
 		}

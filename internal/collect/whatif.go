@@ -1,0 +1,89 @@
+package collect
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kseg/kseg/internal/whatif"
+	"github.com/kseg/kseg/producer"
+	"github.com/kseg/kseg/report"
+	"github.com/kseg/kseg/segment"
+)
+
+// WhatifSpec is one setting kseg report --whatif draws: its label as given
+// and its producer properties.
+type WhatifSpec struct {
+	Label string
+	Set   []producer.Property
+}
+
+// ParseWhatifSpec parses "KEY=VALUE[,KEY=VALUE...]" (Kafka's producer
+// property names, as kseg whatif --set takes them).
+func ParseWhatifSpec(s string) (WhatifSpec, error) {
+	spec := WhatifSpec{Label: s}
+	for _, kv := range strings.Split(s, ",") {
+		p, err := producer.ParseProperty(kv)
+		if err != nil {
+			return spec, err
+		}
+		spec.Set = append(spec.Set, p)
+	}
+	return spec, nil
+}
+
+// whatifs answers every spec for the run's partitions and returns one
+// report.WhatifTopic per topic: the log, the replay under the original
+// settings and one band per spec.
+func whatifs(parts []segment.Partition, opts Options) ([]report.WhatifTopic, error) {
+	var out []report.WhatifTopic
+	at := map[string]int{}
+	for _, spec := range opts.Whatif {
+		res, _, err := whatif.Run(parts, whatif.Options{Set: spec.Set, Was: opts.WhatifWas, Runs: opts.WhatifRuns, Seed: 1})
+		if err != nil {
+			return nil, fmt.Errorf("--whatif %s: %w", spec.Label, err)
+		}
+		for _, r := range res {
+			if r.Replay == nil || r.Predicted == nil {
+				continue // a topic without records
+			}
+			i, ok := at[r.Topic.Name]
+			if !ok {
+				i = len(out)
+				at[r.Topic.Name] = i
+				out = append(out, topicOf(r))
+			}
+			out[i].Settings = append(out[i].Settings, band(spec.Label, r.Predicted))
+		}
+	}
+	return out, nil
+}
+
+func topicOf(r *whatif.Result) report.WhatifTopic {
+	var batches, records int64
+	for p := range r.LogBatches {
+		batches += r.LogBatches[p]
+		records += r.LogRecords[p]
+	}
+	was := "original settings given"
+	if r.Inferred {
+		was = "original settings inferred by kseg explain"
+	}
+	var props []string
+	for _, p := range r.WasProps {
+		props = append(props, p.Key+"="+p.Value)
+	}
+	t := report.WhatifTopic{Topic: r.Topic.Name, Was: was + ": " + strings.Join(props, " "), LogBatches: batches,
+		Replay: band("replay, original settings", r.Replay)}
+	if batches > 0 {
+		t.LogRPB = float64(records) / float64(batches)
+	}
+	if f := r.Fit; f != nil {
+		s := f.Sender
+		t.Fit = fmt.Sprintf("sender fitted to the log: lag %v, close %v a batch, round trip %v; self-check %+.1f%% batches", s.Lag, s.Close, s.RTT, 100*f.BatchError)
+	}
+	return t
+}
+
+func band(label string, rr *producer.ReplayResult) report.WhatifBand {
+	return report.WhatifBand{Label: label, Batches: rr.TotalBatches(), RPB: rr.RecordsPerBatch(-1), Requests: rr.Requests(-1).P50}
+}
