@@ -138,6 +138,7 @@ var timingParams = []timingParam{
 	{"pause-every", func(t *Timing) any { return &t.PauseEvery }, false, "application thread stalls once every N sends on average (0: never)"},
 	{"idle-pause-every", func(t *Timing) any { return &t.IdlePauseEvery }, false, "pause-every while the application thread is idle, sleeping until its next send (0: the same)"},
 	{"pause-mean", func(t *Timing) any { return &t.PauseMean }, false, "mean length of an application-thread stall (exponential)"},
+	{"poll-granularity", func(t *Timing) any { return &t.PollGranularity }, false, "sender thread: granularity of its poll timeout (1ms: Java's whole milliseconds, a linger expiry met up to 1 ms late; 0: exact)"},
 }
 
 // codecParams are the keys of a codec's costs: "<codec>.<key>" in

@@ -150,6 +150,14 @@ type Timing struct {
 	IdlePauseEvery float64
 	PauseMean      time.Duration
 
+	// PollGranularity is the granularity of the sender's poll timeout:
+	// Java computes it in whole milliseconds from a clock read in
+	// milliseconds and waits it from the real now, so a linger expiry is
+	// met late by the fraction of a millisecond the sender was into its
+	// last one (1ms: Java's; 0: exactly at expiry, as the model was
+	// fitted).
+	PollGranularity time.Duration
+
 	// Codecs are each codec's costs (indexed by batch.Codec), taken where
 	// SendCostCodecPerKB, BatchCost, CodecLoad or ClosePerKB is negative.
 	Codecs [batch.CodecZstd + 1]CodecCosts
@@ -165,7 +173,7 @@ func DefaultTiming() Timing { return DefaultProfile().Timing }
 func (t *Timing) ideal() bool { return *t == Timing{} }
 
 func (t *Timing) valid() bool {
-	for _, d := range []time.Duration{t.SenderStepMax, t.ColdClose, t.ColdCloseCompressed, t.ColdRTT, t.FirstRTT, t.FirstSend, t.SendCost, t.SendCostPerKB, t.SendCostKey, t.SendCostHeader, t.WakeLatency, t.IdleWakeLatency, t.LoopCost, t.CloseCost, t.PauseMean} {
+	for _, d := range []time.Duration{t.PollGranularity, t.SenderStepMax, t.ColdClose, t.ColdCloseCompressed, t.ColdRTT, t.FirstRTT, t.FirstSend, t.SendCost, t.SendCostPerKB, t.SendCostKey, t.SendCostHeader, t.WakeLatency, t.IdleWakeLatency, t.LoopCost, t.CloseCost, t.PauseMean} {
 		if d < 0 {
 			return false
 		}
@@ -201,6 +209,7 @@ type clock struct {
 	// between idleSenderRun and senderRun by the duty cycle.
 	senderZ, senderRun, idleSenderRun float64
 	stepMax                           float64
+	pollGran                          int64
 	warmUntil                         int64 // sends past this are warm
 }
 
@@ -254,6 +263,7 @@ func (c *clock) setCosts(t Timing, codec batch.Codec) {
 	c.closePerByte = perKB(cp)
 	c.cold, c.coldRTT, c.firstRTT = float64(t.ColdClose), float64(t.ColdRTT), float64(t.FirstRTT)
 	c.stepMax = float64(t.SenderStepMax)
+	c.pollGran = int64(t.PollGranularity)
 	c.coldDecay = t.ColdCloseDecay
 	if c.coldDecay == 0 {
 		c.coldDecay = 2
