@@ -42,7 +42,9 @@ func loadEnvelopeCases(t *testing.T, dir string) []calibrate.Case {
 var knownMisses = map[string]struct {
 	outsideRange, medianOff bool
 	why                     string
-}{}
+}{
+	"t-slow1ms-l5-u3": {medianOff: true, why: "pooled sticky partitions, a send every 1 ms: the model's median is 24 batches against the real 27.5 (the real runs spread 0-65, so the bootstrap half-width of their median is wider than the gap; another day's real median is 24)"},
+}
 
 // TestEnvelopeMatchesRealProducer: for every case the real Java producer
 // was run on, every real run's batch count per partition lies within the

@@ -66,7 +66,8 @@ func TestDefaultProfile(t *testing.T) {
 		{"wake-latency", tm.WakeLatency, 6141 * time.Microsecond},
 		{"cold-close", tm.ColdClose, 20798 * time.Microsecond},
 		{"sender-jitter", tm.SenderJitter, 1.359},
-		{"idle-pause-every", tm.IdlePauseEvery, 144.7},
+		{"idle-pause-every", tm.IdlePauseEvery, 161.7},
+		{"poll-granularity", tm.PollGranularity, time.Millisecond},
 		{"zstd.batch-cost", tm.Codecs[batch.CodecZstd].BatchCost, 170 * time.Microsecond},
 		{"snappy.codec-load", tm.Codecs[batch.CodecSnappy].Load, 50 * time.Millisecond},
 		{"lz4.close-cost-per-kb", tm.Codecs[batch.CodecLZ4].ClosePerKB, 25 * time.Microsecond},
@@ -157,7 +158,7 @@ func TestReadProfileErrors(t *testing.T) {
 		{"unknown", strings.Replace(good.String(), `"jitter": 1.05,`, `"jitter": 1.05, "speed": 2,`, 1), `unknown constant "speed"`},
 		{"unknown top", strings.Replace(good.String(), `"name"`, `"extra": 1, "name"`, 1), `unknown field "extra"`},
 		{"bad value", strings.Replace(good.String(), `"jitter": 1.05,`, `"jitter": -1,`, 1), "jitter"},
-		{"range", strings.Replace(good.String(), `"idle-sender-factor": 0.1359,`, `"idle-sender-factor": 2,`, 1), "out of range"},
+		{"range", strings.Replace(good.String(), `"idle-rtt-factor": 1,`, `"idle-rtt-factor": 2,`, 1), "out of range"},
 	} {
 		path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".json")
 		if err := os.WriteFile(path, []byte(tc.body), 0o644); err != nil {
