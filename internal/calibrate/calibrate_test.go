@@ -82,3 +82,15 @@ func TestLoadCases(t *testing.T) {
 		t.Error("an empty directory gave no error")
 	}
 }
+
+func TestTotalsAdd(t *testing.T) {
+	a := Totals{Cases: 1, Checks: 2, RealRuns: 20, OutsideRuns: 1, Off: 1, OffWide: 1, InsideP90: 18, MedianErr: 0.1, Misses: []string{"a"}}
+	b := Totals{Cases: 2, Checks: 3, RealRuns: 30, Off: 2, InsideP90: 29, MedianErr: 0.2, Misses: []string{"b"}}
+	s := a.Add(b)
+	if s.Cases != 3 || s.Checks != 5 || s.RealRuns != 50 || s.OutsideRuns != 1 || s.Off != 3 || s.OffWide != 1 || s.InsideP90 != 47 || strings.Join(s.Misses, ",") != "a,b" || len(a.Misses) != 1 {
+		t.Errorf("Add = %+v", s)
+	}
+	if got, want := s.Score(), 10.0*1+10*3+100*0.3; got < want-1e-9 || got > want+1e-9 {
+		t.Errorf("Score = %v, want %v", got, want)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/kseg/kseg/producer"
@@ -36,6 +37,22 @@ func Sum(rs []Result) Totals {
 			t.Misses = append(t.Misses, r.Case)
 		}
 	}
+	return t
+}
+
+// Add is t and u together (the folds of a k-fold, say).
+func (t Totals) Add(u Totals) Totals {
+	t.Cases += u.Cases
+	t.Checks += u.Checks
+	t.RealRuns += u.RealRuns
+	t.OutsideRuns += u.OutsideRuns
+	t.Off += u.Off
+	t.OffWide += u.OffWide
+	t.InsideP90 += u.InsideP90
+	t.MedianErr += u.MedianErr
+	t.Shape += u.Shape
+	t.Progress += u.Progress
+	t.Misses = append(slices.Clip(t.Misses), u.Misses...)
 	return t
 }
 

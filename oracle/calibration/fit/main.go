@@ -464,17 +464,7 @@ func kfold(o options, all []calibrate.Case) error {
 	sum := func(ts []calibrate.Totals) calibrate.Totals {
 		var s calibrate.Totals
 		for _, t := range ts {
-			s.Cases += t.Cases
-			s.Checks += t.Checks
-			s.RealRuns += t.RealRuns
-			s.OutsideRuns += t.OutsideRuns
-			s.Off += t.Off
-			s.OffWide += t.OffWide
-			s.InsideP90 += t.InsideP90
-			s.MedianErr += t.MedianErr
-			s.Shape += t.Shape
-			s.Progress += t.Progress
-			s.Misses = append(s.Misses, t.Misses...)
+			s = s.Add(t)
 		}
 		return s
 	}
