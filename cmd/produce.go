@@ -3,7 +3,9 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -25,13 +27,22 @@ partition.metadata. Prints the count line of every partition it wrote.
 Same flags and --seed give byte-identical output. Records sent at the same
 virtual instant as a sender drain are in the drained batch (tie rule).
 
+Settings: the flags name Kafka's producer settings in kseg's words
+(--linger-ms is linger.ms); --producer-property KEY=VALUE and
+--producer.config FILE take them by Kafka's names, as
+kafka-producer-perf-test does, and --throughput N is its fixed rate in
+records/s. Keys the model does not use are listed once on stderr.
+
 Timing: the application thread's send() and the sender thread's wake-up,
-drain and close take time (calibrated against Kafka 4.4.0's Java producer;
---send-cost, --wake-latency, --close-cost and the others set them), with a
-seeded jitter. That is what makes a real producer's layout vary from run to
-run where it depends on when the sender runs (compression, several
-partitions, small linger). --ideal is the instantaneous model: a burst is
-appended before the sender first runs (exact for size-cut bursts).
+drain and close take time, with a seeded jitter. That is what makes a real
+producer's layout vary from run to run where it depends on when the sender
+runs (compression, several partitions, small linger). The constants come
+from a timing profile: by default the embedded one, calibrated against
+Kafka 4.4.0's Java producer on a calm 2-core machine; --show-timing prints
+it with its provenance, --timing FILE reads another (as --show-timing
+prints it), --timing-set KEY=VALUE changes one constant. --timing ideal
+(--ideal) is the instantaneous model: a burst is appended before the
+sender first runs (exact for size-cut bursts).
 
 --runs N simulates N runs (run r draws its own jitter from --seed) and
 prints the median run's count line with the range of batch counts; the
@@ -69,17 +80,25 @@ type produceFlags struct {
 	startTime      string
 	inject         []string
 	sendInterval   time.Duration
+	throughput     float64
 	firstSendDelay time.Duration
 	rtt            time.Duration
 	pidDelay       time.Duration
 	ideal          bool
-	timing         producer.Timing
+	timingFile     string
+	timingSet      []string
+	props          []string
+	propsFile      string
 }
 
-// timingFlags are the flags that set producer.Timing (--ideal excludes them).
-var timingFlags = []string{"batch-cost", "send-cost", "send-cost-per-kb", "send-cost-key", "send-cost-header", "send-cost-codec-per-kb",
-	"first-send-cost", "codec-load", "first-send-jitter", "warmup-sends", "warmup-factor", "batch-warmup", "wake-latency", "idle-wake-latency", "idle-sender-factor", "idle-rtt-factor", "loop-cost", "close-cost", "close-cost-per-kb",
-	"cold-close", "cold-close-compressed", "cold-close-decay", "cold-rtt", "first-rtt", "cold-jitter", "jitter", "sender-jitter", "run-jitter", "sender-run-jitter", "idle-sender-jitter", "idle-sender-run-jitter", "sender-step-max", "rtt-jitter", "pause-every", "idle-pause-every", "pause-mean"}
+// propertyFlags are the kseg flags that give a Kafka producer property
+// (a property and its flag given both are refused).
+var propertyFlags = map[string]string{
+	"batch.size": "batch-size", "linger.ms": "linger-ms", "compression.type": "compression",
+	"enable.idempotence": "idempotence", "acks": "acks", "max.in.flight.requests.per.connection": "max-in-flight",
+	"buffer.memory": "buffer-memory", "max.request.size": "max-request-size", "max.block.ms": "max-block-ms",
+	"partitioner.adaptive.partitioning.enable": "adaptive-partitioning",
+}
 
 func addProduceFlags(fs *pflag.FlagSet, f *produceFlags) {
 	d := producer.DefaultConfig()
@@ -109,48 +128,15 @@ func addProduceFlags(fs *pflag.FlagSet, f *produceFlags) {
 	fs.DurationVar(&f.sendInterval, "send-interval", 0, "fixed-rate sender: send i starts at start + i*interval, or when send i-1 returns if later (sync: think time after each ack)")
 	fs.DurationVar(&f.firstSendDelay, "first-send-delay", 0, "extra virtual time the first send() takes after its timestamp (cold JVM)")
 	fs.StringVar(&f.startTime, "start-time", strconv.FormatInt(d.StartTime, 10), "virtual clock origin: ms since the epoch or RFC 3339")
-	fs.DurationVar(&f.rtt, "rtt", d.RTT, "produce request round trip (the broker appends at rtt/2)")
+	fs.DurationVar(&f.rtt, "rtt", d.RTT, "produce request round trip (the broker appends at rtt/2; default: the timing profile's)")
 	fs.DurationVar(&f.pidDelay, "pid-delay", 0, "when the producer id arrives, after the start (nothing is sent before)")
 	fs.Uint64Var(&c.Seed, "seed", d.Seed, "seed of the sticky partitioner's random choices and the timing jitter")
-	t, dt := &f.timing, d.Timing
-	fs.BoolVar(&f.ideal, "ideal", false, "instantaneous threads: every send() and sender step takes no time (the timing flags do not apply)")
-	fs.DurationVar(&t.SendCost, "send-cost", dt.SendCost, "application thread: fixed cost of one send()")
-	fs.DurationVar(&t.SendCostPerKB, "send-cost-per-kb", dt.SendCostPerKB, "application thread: send() cost per KiB of record")
-	fs.DurationVar(&t.SendCostKey, "send-cost-key", dt.SendCostKey, "application thread: extra send() cost of a keyed record")
-	fs.DurationVar(&t.SendCostHeader, "send-cost-header", dt.SendCostHeader, "application thread: extra send() cost per header")
-	fs.DurationVar(&t.SendCostCodecPerKB, "send-cost-codec-per-kb", dt.SendCostCodecPerKB, "application thread: extra send() cost per KiB when compressing (negative: the codec's default)")
-	fs.DurationVar(&t.BatchCost, "batch-cost", dt.BatchCost, "application thread: extra time of a send() that creates a batch, compression stream included (negative: the codec's default)")
-	fs.DurationVar(&t.FirstSend, "first-send-cost", dt.FirstSend, "application thread: extra time of the first send() of a cold JVM")
-	fs.DurationVar(&t.CodecLoad, "codec-load", dt.CodecLoad, "application thread: extra time of the first send() with a codec, which loads it (negative: the codec's default)")
-	fs.Float64Var(&t.FirstSendJitter, "first-send-jitter", dt.FirstSendJitter, "log-normal sigma of the first send()'s extra time, once per run")
-	fs.IntVar(&t.WarmupSends, "warmup-sends", dt.WarmupSends, "application thread: send i costs (1 + warmup-factor*exp(-i/warmup-sends)) times the warm cost")
-	fs.Float64Var(&t.WarmupFactor, "warmup-factor", dt.WarmupFactor, "application thread: how much slower the first sends are")
-	fs.Float64Var(&t.BatchWarmup, "batch-warmup", dt.BatchWarmup, "application thread: share of the warm-up that --batch-cost takes (0: none, 1: as send())")
-	fs.DurationVar(&t.WakeLatency, "wake-latency", dt.WakeLatency, "sender thread: from wakeup(), a response or a poll timeout to running, while the application thread is busy")
-	fs.DurationVar(&t.IdleWakeLatency, "idle-wake-latency", dt.IdleWakeLatency, "sender thread: the same while the application thread is idle (by its duty cycle in between)")
-	fs.Float64Var(&t.IdleSenderFactor, "idle-sender-factor", dt.IdleSenderFactor, "sender thread: factor on its loop and close costs while the application thread is idle (by its duty cycle in between; 0 or 1: none)")
-	fs.Float64Var(&t.IdleRTTFactor, "idle-rtt-factor", dt.IdleRTTFactor, "factor on the produce round trip (--rtt) while the application thread is idle (by its duty cycle in between; 0 or 1: none)")
-	fs.DurationVar(&t.LoopCost, "loop-cost", dt.LoopCost, "sender thread: one runOnce (ready, request, network write)")
-	fs.DurationVar(&t.CloseCost, "close-cost", dt.CloseCost, "sender thread: closing one batch (header, CRC)")
-	fs.DurationVar(&t.ClosePerKB, "close-cost-per-kb", dt.ClosePerKB, "sender thread: close cost per KiB of uncompressed records, compression included (negative: the codec's default)")
-	fs.DurationVar(&t.ColdClose, "cold-close", dt.ColdClose, "sender thread: extra time of its first close, decaying over the next ones by --cold-close-decay (cold JVM)")
-	fs.DurationVar(&t.ColdCloseCompressed, "cold-close-compressed", dt.ColdCloseCompressed, "sender thread: more extra time of the first closes with a codec")
-	fs.Float64Var(&t.ColdCloseDecay, "cold-close-decay", dt.ColdCloseDecay, "sender thread: how many closes the cold cost lasts (close k costs exp(-k/decay) of --cold-close)")
-	fs.DurationVar(&t.ColdRTT, "cold-rtt", dt.ColdRTT, "extra round trip of a produce request per partition in it the broker appends to for the first time (the requests behind it wait)")
-	fs.DurationVar(&t.FirstRTT, "first-rtt", dt.FirstRTT, "extra round trip of the run's first produce request (the requests behind it wait)")
-	fs.Float64Var(&t.ColdJitter, "cold-jitter", dt.ColdJitter, "log-normal sigma of one factor per run on --cold-close, --cold-rtt and --first-rtt")
-	fs.Float64Var(&t.Jitter, "jitter", dt.Jitter, "log-normal sigma of every send() cost")
-	fs.Float64Var(&t.SenderJitter, "sender-jitter", dt.SenderJitter, "log-normal sigma of the sender's wake-ups, loops and closes (0: --jitter)")
-	fs.Float64Var(&t.RunJitter, "run-jitter", dt.RunJitter, "log-normal sigma of the application thread's speed over a whole run")
-	fs.Float64Var(&t.SenderRunJitter, "sender-run-jitter", dt.SenderRunJitter, "log-normal sigma of the sender thread's (and the round trip's) speed over a whole run")
-	fs.Float64Var(&t.IdleSenderJitter, "idle-sender-jitter", dt.IdleSenderJitter, "--sender-jitter while the application thread is idle (by its duty cycle in between; 0: the same)")
-	fs.Float64Var(&t.IdleSenderRunJitter, "idle-sender-run-jitter", dt.IdleSenderRunJitter, "--sender-run-jitter while the application thread is idle (by its duty cycle in between; 0: the same)")
-	fs.DurationVar(&t.SenderStepMax, "sender-step-max", dt.SenderStepMax, "sender thread: longest one wake-up, loop or close may take, jitter included (0: no bound)")
-	fs.Float64Var(&t.RTTJitter, "rtt-jitter", dt.RTTJitter, "log-normal sigma of each request's round trip")
-	fs.Float64Var(&t.PauseEvery, "pause-every", dt.PauseEvery, "application thread stalls once every N sends on average (0: never)")
-	fs.Float64Var(&t.IdlePauseEvery, "idle-pause-every", dt.IdlePauseEvery, "--pause-every while the application thread is idle, sleeping until its next send (by its duty cycle in between; 0: the same)")
-	fs.DurationVar(&t.PauseMean, "pause-mean", dt.PauseMean, "mean length of an application-thread stall (exponential)")
-	fs.Float64Var(&c.CodecSizeFactor, "codec-size-factor", 0, "Java's compressed size over kseg's for the codec, for the compression estimate (0: the measured default)")
+	fs.StringArrayVar(&f.props, "producer-property", nil, "a Kafka producer property KEY=VALUE, as kafka-producer-perf-test takes it (repeatable; batch.size, linger.ms, compression.type, acks, ... : the flags above are short forms)")
+	fs.StringVar(&f.propsFile, "producer.config", "", "a producer.properties FILE (--producer-property given too overrides it; keys the model does not use are listed on stderr)")
+	fs.Float64Var(&f.throughput, "throughput", 0, "fixed-rate sender at this many records/s, as kafka-producer-perf-test's --throughput (the same as --send-interval 1s/N; 0 or -1: as fast as possible)")
+	fs.StringVar(&f.timingFile, "timing", "", "timing profile: a JSON FILE (as --show-timing prints it) or ideal (default: the embedded calibrated profile)")
+	fs.StringArrayVar(&f.timingSet, "timing-set", nil, "override one constant of the timing profile, KEY=VALUE (repeatable; --show-timing lists the keys)")
+	fs.BoolVar(&f.ideal, "ideal", false, "short for --timing ideal: instantaneous threads, every send() and sender step takes no time")
 	fs.IntVar(&c.Brokers, "brokers", d.Brokers, "brokers; partition p is led by broker p mod brokers")
 	fs.Int64Var(&c.SegmentBytes, "segment-bytes", d.SegmentBytes, "segment.bytes")
 	fs.Int64Var(&c.SegmentMs, "segment-ms", d.SegmentMs, "segment.ms")
@@ -198,14 +184,24 @@ func (f *produceFlags) config(fs *pflag.FlagSet) (producer.Config, error) {
 		return c, fmt.Errorf("--start-time %q: want ms since the epoch or RFC 3339", f.startTime)
 	}
 	c.SendInterval, c.FirstSendDelay, c.RTT, c.PIDDelay = f.sendInterval, f.firstSendDelay, f.rtt, f.pidDelay
-	c.Timing = f.timing
-	if f.ideal {
-		for _, name := range timingFlags {
-			if fs.Changed(name) {
-				return c, fmt.Errorf("--ideal excludes --%s", name)
-			}
+	if fs.Changed("throughput") && f.throughput > 0 {
+		if fs.Changed("send-interval") {
+			return c, errors.New("--throughput and --send-interval set the same rate: give one")
 		}
-		c.Timing = producer.Timing{}
+		c.SendInterval = time.Duration(float64(time.Second) / f.throughput)
+	} else if f.throughput < 0 && f.throughput != -1 {
+		return c, fmt.Errorf("--throughput %v: want records per second, or 0 or -1 for no limit", f.throughput)
+	}
+	prof, err := f.profile()
+	if err != nil {
+		return c, err
+	}
+	c.Timing, c.CodecSizeFactor = prof.Timing, prof.CodecSizeFactor
+	if !fs.Changed("rtt") && (f.timingFile != "" || len(f.timingSet) > 0) {
+		c.RTT = prof.RTT
+	}
+	if err := f.applyProperties(&c, fs); err != nil {
+		return c, err
 	}
 	if c.ValuesFrom != "" && !fs.Changed("records") {
 		c.Records = -1 // every record of the source once
@@ -221,6 +217,92 @@ func (f *produceFlags) config(fs *pflag.FlagSet) (producer.Config, error) {
 	return c, c.Validate()
 }
 
+// profile is the timing profile the flags name: the embedded default,
+// --timing FILE or ideal (--ideal), with --timing-set on top.
+func (f *produceFlags) profile() (producer.Profile, error) {
+	name := f.timingFile
+	if f.ideal {
+		if name != "" && name != producer.IdealProfileName {
+			return producer.Profile{}, fmt.Errorf("--ideal and --timing %s: give one", name)
+		}
+		name = producer.IdealProfileName
+	}
+	prof := producer.DefaultProfile()
+	if name == producer.IdealProfileName && len(f.timingSet) > 0 {
+		return prof, errors.New("--timing ideal takes no --timing-set: the ideal model has no timing constants")
+	}
+	if name != "" {
+		p, err := producer.ReadProfile(name)
+		if err != nil {
+			return prof, fmt.Errorf("--timing: %w", err)
+		}
+		prof = p
+	}
+	base := prof
+	for _, kv := range f.timingSet {
+		if err := prof.Set(kv); err != nil {
+			return prof, err
+		}
+	}
+	if d := prof.Differences(base); len(d) > 0 {
+		prof.Provenance.Notes = append(slices.Clip(prof.Provenance.Notes), "changed by --timing-set: "+strings.Join(d, " "))
+	}
+	return prof, nil
+}
+
+// properties are --producer.config's then --producer-property's Kafka
+// producer properties (a later key replaces an earlier one).
+func (f *produceFlags) properties() ([]producer.Property, error) {
+	var props []producer.Property
+	if f.propsFile != "" {
+		p, err := producer.ReadProperties(f.propsFile)
+		if err != nil {
+			return nil, fmt.Errorf("--producer.config: %w", err)
+		}
+		props = p
+	}
+	for _, s := range f.props {
+		p, err := producer.ParseProperty(s)
+		if err != nil {
+			return nil, fmt.Errorf("--producer-property %w", err)
+		}
+		props = slices.DeleteFunc(props, func(q producer.Property) bool { return q.Key == p.Key })
+		props = append(props, p)
+	}
+	return props, nil
+}
+
+// applyProperties sets c from the Kafka producer properties given; a
+// property and the kseg flag for the same setting exclude each other.
+func (f *produceFlags) applyProperties(c *producer.Config, fs *pflag.FlagSet) error {
+	props, err := f.properties()
+	if err != nil || len(props) == 0 {
+		return err
+	}
+	for _, p := range props {
+		if name, ok := propertyFlags[p.Key]; ok && fs.Changed(name) {
+			return fmt.Errorf("--%s and %s=%s set the same setting: give one", name, p.Key, p.Value)
+		}
+	}
+	if fs.Changed("idempotence") { // given, as KafkaProducer sees an explicit enable.idempotence
+		props = append([]producer.Property{{Key: "enable.idempotence", Value: strconv.FormatBool(c.Idempotence)}}, props...)
+	}
+	_, err = c.ApplyProperties(props)
+	return err
+}
+
+// ignoredProperties are the keys of the properties given that the model
+// does not use, each once.
+func (f *produceFlags) ignoredProperties() []string {
+	props, err := f.properties()
+	if err != nil {
+		return nil
+	}
+	c := producer.DefaultConfig()
+	ignored, _ := c.ApplyProperties(props)
+	return ignored
+}
+
 // runFlags are the flags of kseg produce that are not settings of a run.
 type runFlags struct {
 	out, workload string
@@ -229,6 +311,7 @@ type runFlags struct {
 	dry           bool
 	output        outputFlag
 	compare, tol  string
+	showTiming    bool
 }
 
 func newProduceCmd() *cobra.Command {
@@ -250,6 +333,16 @@ func newProduceCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if r.runs < 1 {
 				return withCode(ExitUsage, errors.New("--runs must be at least 1"))
+			}
+			if r.showTiming {
+				prof, err := f.profile()
+				if err != nil {
+					return withCode(ExitUsage, err)
+				}
+				return prof.Encode(cmd.OutOrStdout())
+			}
+			if ign := f.ignoredProperties(); len(ign) > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "kseg: ignored: %s (producer properties the model does not use)\n", strings.Join(ign, ", "))
 			}
 			if r.workload != "" && like != "" {
 				return withCode(ExitUsage, errors.New("--like and --workload cannot be combined"))
@@ -316,6 +409,7 @@ func newProduceCmd() *cobra.Command {
 	r.output.add(fs, "NDJSON: for one written run, each batch with the model's reason for its cut; with --runs/--dry-run, the runs and the envelope; with --compare, the placements")
 	fs.StringVar(&r.compare, "compare", "", "place each partition of the real log at PATH in the predicted distribution (no files written)")
 	fs.StringVar(&r.tol, "tolerance", "minmax", "with --compare: minmax, or a central percentage (90 = p5-p95) a partition must fall in")
+	fs.BoolVar(&r.showTiming, "show-timing", false, "print the timing profile in use (--timing, --timing-set) as JSON, with its provenance, and exit")
 	addProduceFlags(fs, &f)
 	return cmd
 }
@@ -416,4 +510,21 @@ func runWorkload(cmd *cobra.Command, rf *runFlags) error {
 		return produceErr(err)
 	}
 	return report.SweepEnvelopes(cmd.OutOrStdout(), all, envs, results)
+}
+
+// ProduceConfig is the Config kseg produce runs with for the flags in args
+// (relative files are read from the working directory): what the
+// calibration tool (oracle/calibration/fit) simulates for a real-run case's
+// produce_args.
+func ProduceConfig(args []string) (producer.Config, error) {
+	var f produceFlags
+	fs := pflag.NewFlagSet("produce", pflag.ContinueOnError)
+	addProduceFlags(fs, &f)
+	if err := fs.Parse(args); err != nil {
+		return producer.Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return producer.Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return f.config(fs)
 }

@@ -48,9 +48,18 @@ func likeConfig(cmd *cobra.Command, path string) (producer.Config, error) {
 	f.sendInterval, f.firstSendDelay, f.rtt, f.pidDelay = base.SendInterval, base.FirstSendDelay, base.RTT, base.PIDDelay
 	var setErr error
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
-		if fs.Lookup(fl.Name) != nil && setErr == nil {
-			setErr = fs.Set(fl.Name, fl.Value.String())
+		if fs.Lookup(fl.Name) == nil || setErr != nil {
+			return
 		}
+		if sv, ok := fl.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				if setErr == nil {
+					setErr = fs.Set(fl.Name, v)
+				}
+			}
+			return
+		}
+		setErr = fs.Set(fl.Name, fl.Value.String())
 	})
 	if setErr != nil {
 		return producer.Config{}, withCode(ExitUsage, setErr)

@@ -3,9 +3,11 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -19,8 +21,18 @@ func TestProduceRunsText(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("code %d: %s", code, stderr)
 	}
-	if !regexp.MustCompile(`^kseg-ref-0: \d+ batches \(\d+–\d+ over 20 runs\), 3000 records\n$`).MatchString(out) {
-		t.Errorf("output %q", out)
+	m := regexp.MustCompile(`^kseg-ref-0: \d+ batches \((\d+)–(\d+) over 20 runs\), 3000 records, (\d+) records per batch \((\d+)–(\d+)\)\n$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("output %q", out)
+	}
+	// One partition of 3000 records: the fewest records per batch is the
+	// run with the most batches, and the median lies between.
+	n := make([]float64, len(m))
+	for i := 1; i < len(m); i++ {
+		n[i], _ = strconv.ParseFloat(m[i], 64)
+	}
+	if lo, hi := math.Round(3000/n[2]), math.Round(3000/n[1]); n[4] != lo || n[5] != hi || n[3] < lo || n[3] > hi {
+		t.Errorf("records per batch %v (%v–%v), want the range %v–%v from the batch counts: %q", n[3], n[4], n[5], lo, hi, out)
 	}
 	again, _, _ := runKseg(t, args...)
 	if again != out {
@@ -32,7 +44,7 @@ func TestProduceRunsText(t *testing.T) {
 	for _, bad := range [][]string{
 		{"produce", "--dry-run", "--out", "x"},
 		{"produce", "--runs", "0", "--dry-run"},
-		{"produce", "--dry-run", "--ideal", "--send-cost", "1us"},
+		{"produce", "--dry-run", "--ideal", "--timing-set", "send-cost=1us"},
 		{"produce", "--dry-run", "--value-entropy", "2"},
 		{"produce", "--dry-run", "--value-file", "v.txt", "--value-entropy", "0.5"},
 		{"produce", "--dry-run", "--compare", ".", "--tolerance", "0"},
@@ -139,7 +151,7 @@ func TestProduceRunsWritesMedianAndCompare(t *testing.T) {
 	}
 	// The median run's files count as its line says.
 	counted, _, _ := runKseg(t, "count", out)
-	re := regexp.MustCompile(`(?m)^(kseg-ref-\d): (\d+) batches \(\d+–\d+ over 40 runs\), (\d+) records$`)
+	re := regexp.MustCompile(`(?m)^(kseg-ref-\d): (\d+) batches \(\d+–\d+ over 40 runs\), (\d+) records, \d+ records per batch \(\d+–\d+\)$`)
 	ms := re.FindAllStringSubmatch(stdout, -1)
 	if len(ms) != 4 {
 		t.Fatalf("output %q", stdout)

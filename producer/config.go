@@ -118,7 +118,7 @@ func DefaultConfig() Config {
 		AdaptivePartitions: true,
 		StartTime:          DefaultStartTime,
 		Timing:             DefaultTiming(),
-		RTT:                9 * time.Millisecond,
+		RTT:                DefaultProfile().RTT,
 		Seed:               1,
 		Brokers:            1,
 		SegmentBytes:       1073741824,

@@ -217,3 +217,20 @@ func (env *Envelope) summarise() {
 	}
 	env.Median = best
 }
+
+// RecordsPerBatch is partition p's mean records per batch, run by run:
+// the median over the runs and its min–max (runs that wrote nothing to p
+// are left out; all zero when none wrote to it).
+func (env *Envelope) RecordsPerBatch(p int) (median, lo, hi float64) {
+	var per []float64
+	for i := range env.Runs {
+		if b := env.Runs[i].Batches(p); b > 0 {
+			per = append(per, float64(env.Runs[i].Records(p))/float64(b))
+		}
+	}
+	if len(per) == 0 {
+		return 0, 0, 0
+	}
+	slices.Sort(per)
+	return per[(len(per)-1)/2], per[0], per[len(per)-1]
+}

@@ -65,6 +65,8 @@ func (s Sender) Timing() Timing {
 		SenderRunJitter:     s.RunJitter,
 		IdleSenderRunJitter: s.RunJitter,
 		RTTJitter:           s.RTTJitter,
+		// the codecs' costs per KiB are the calibrated profile's
+		Codecs: DefaultTiming().Codecs,
 	}
 }
 

@@ -564,6 +564,13 @@ func (s *sim) sleep(at int64) {
 		return
 	}
 	if at != never {
+		// Java's poll timeout is whole milliseconds from the sender's clock
+		// read in milliseconds (ready()'s nowMs), and the poll waits it
+		// from the real now: a linger expiry is met up to 1 ms late
+		// (Timing.PollGranularity).
+		if g := s.clk.pollGran; g > 0 {
+			at += s.now % g
+		}
 		at += s.clk.wakeLatency(s.appDuty()) // a timed-out poll needs the CPU as much as a wakeup
 	}
 	s.senderAt, s.phase = at, senderSleep

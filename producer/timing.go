@@ -103,7 +103,7 @@ type Timing struct {
 	ColdRTT        time.Duration
 	// FirstRTT is the extra round trip of the run's first produce request,
 	// whatever it holds: the real first ack comes 45-60 ms after the first
-	// request on every case, one partition or eight (KSEG_FIT_BURST).
+	// request on every case, one partition or eight (the calibration tool's -burst).
 	FirstRTT time.Duration
 	// ColdJitter is the log-normal sigma of one factor per run on the
 	// cold costs (ColdClose, ColdRTT, FirstRTT): on a busy machine the cold phase of
@@ -149,91 +149,37 @@ type Timing struct {
 	// where a busy one is only slower (0: PauseEvery).
 	IdlePauseEvery float64
 	PauseMean      time.Duration
+
+	// PollGranularity is the granularity of the sender's poll timeout:
+	// Java computes it in whole milliseconds from a clock read in
+	// milliseconds and waits it from the real now, so a linger expiry is
+	// met late by the fraction of a millisecond the sender was into its
+	// last one (1ms: Java's; 0: exactly at expiry, as the model was
+	// fitted).
+	PollGranularity time.Duration
+
+	// Codecs are each codec's costs (indexed by batch.Codec), taken where
+	// SendCostCodecPerKB, BatchCost, CodecLoad or ClosePerKB is negative.
+	Codecs [batch.CodecZstd + 1]CodecCosts
 }
 
-// DefaultTiming is the timing calibrated against Kafka 4.4.0's Java
-// producer and broker on one calm 2-core machine (testdata/producer-envelope:
-// 20 runs per case); docs/calibration.md has the
-// procedure. Measured from the real runs' timing data: the first send()
-// (19 ms, log-sd 0.3) and each codec's first use (gzip 0, snappy 50, lz4
-// 43, zstd 45 ms more). Fitted to the application thread's progress
-// through the real bursts (TestFitTiming's PROGRESS lines: 70-180 us a
-// send early in a burst, 5-50 us at its end, as the JIT compiles send()):
-// the fixed part of send() warms over about 900 sends from 10 times its
-// warm cost (SendCost, WarmupSends, WarmupFactor; SendCostPerKB does not
-// warm), a batch costs 150 us (170 with zstd), a burst has no stalls of
-// its own and a thread sleeping between sends wakes late once every 145
-// sends (PauseEvery 0, IdlePauseEvery). Fitted with a seeded random search
-// over the sender's costs and jitters (oracle/calibration/fit-search.py), scored by
-// TestFitTiming (each real run inside the model's range over 200 runs, the
-// model's median over 1000 within 5% of the real one): the sender's busy
-// wake-up, loop, close and cold close (in its first close, as the real
-// first drain shows), its busy and idle jitters, its idle factors and the
-// first and cold round trips.
-func DefaultTiming() Timing {
-	return Timing{
-		SendCost:            4 * time.Microsecond,
-		SendCostPerKB:       35 * time.Microsecond,
-		SendCostKey:         500 * time.Nanosecond,
-		SendCostHeader:      300 * time.Nanosecond,
-		SendCostCodecPerKB:  -1,
-		BatchCost:           -1,
-		FirstSend:           19 * time.Millisecond,
-		CodecLoad:           -1,
-		FirstSendJitter:     0.3,
-		WarmupSends:         900,
-		WarmupFactor:        9,
-		BatchWarmup:         0,
-		WakeLatency:         6141 * time.Microsecond,
-		IdleWakeLatency:     74 * time.Microsecond,
-		IdleSenderFactor:    0.1359,
-		IdleRTTFactor:       1,
-		LoopCost:            317 * time.Microsecond,
-		CloseCost:           46 * time.Microsecond,
-		ClosePerKB:          -1,
-		ColdClose:           20798 * time.Microsecond,
-		ColdCloseCompressed: 0,
-		ColdCloseDecay:      0.3068,
-		FirstRTT:            3115 * time.Microsecond,
-		ColdRTT:             1705 * time.Microsecond,
-		ColdJitter:          0.3878,
-		Jitter:              1.05,
-		SenderJitter:        1.359,
-		RunJitter:           0.2,
-		SenderRunJitter:     0.7655,
-		IdleSenderJitter:    0.8476,
-		IdleSenderRunJitter: 0.164,
-		RTTJitter:           0.1812,
-		PauseEvery:          0,
-		IdlePauseEvery:      144.7,
-		PauseMean:           1838 * time.Microsecond,
-	}
-}
-
-// codecSendPerKB, codecBatchCost and codecClosePerKB are a codec's costs
-// on the application thread per KiB (copy into the compressor's buffer)
-// and per batch created, and at close per KiB (the compressor itself),
-// indexed by batch.Codec. The application thread's costs are fitted to the
-// real bursts (KSEG_FIT_BURST): no per-KiB codec cost shows in them, and
-// one batch cost serves every codec but zstd, whose batches cost 20 us
-// more (zstd-jni allocates a native context per batch; det-zstd-drift, a
-// batch every 5 sends, gets its real burst time from it).
-var (
-	codecSendPerKB = [...]time.Duration{0, 0, 0, 0, 0}
-	codecBatchCost = [...]time.Duration{150 * time.Microsecond, 150 * time.Microsecond, 150 * time.Microsecond, 150 * time.Microsecond, 170 * time.Microsecond}
-	// codecLoad: the first send() with the codec over the uncompressed one
-	// (medians of the real runs' first send: none 19.3 ms, gzip 18.4,
-	// snappy 69.0, lz4 62.7, zstd 64.0).
-	codecLoad       = [...]time.Duration{0, 0, 50 * time.Millisecond, 43 * time.Millisecond, 45 * time.Millisecond}
-	codecClosePerKB = [...]time.Duration{0, 12 * time.Microsecond, 3 * time.Microsecond, 25 * time.Microsecond, 5 * time.Microsecond}
-)
+// DefaultTiming is the timing of the default profile (DefaultProfile,
+// profiles/default.json: calibrated against Kafka 4.4.0's Java producer
+// and broker on one calm 2-core machine; docs/calibration.md has the
+// procedure and the profile its provenance).
+func DefaultTiming() Timing { return DefaultProfile().Timing }
 
 // ideal reports whether t is the ideal (instantaneous) model.
 func (t *Timing) ideal() bool { return *t == Timing{} }
 
 func (t *Timing) valid() bool {
-	for _, d := range []time.Duration{t.SenderStepMax, t.ColdClose, t.ColdCloseCompressed, t.ColdRTT, t.FirstRTT, t.FirstSend, t.SendCost, t.SendCostPerKB, t.SendCostKey, t.SendCostHeader, t.WakeLatency, t.IdleWakeLatency, t.LoopCost, t.CloseCost, t.PauseMean} {
+	for _, d := range []time.Duration{t.PollGranularity, t.SenderStepMax, t.ColdClose, t.ColdCloseCompressed, t.ColdRTT, t.FirstRTT, t.FirstSend, t.SendCost, t.SendCostPerKB, t.SendCostKey, t.SendCostHeader, t.WakeLatency, t.IdleWakeLatency, t.LoopCost, t.CloseCost, t.PauseMean} {
 		if d < 0 {
+			return false
+		}
+	}
+	for _, cc := range t.Codecs {
+		if cc.SendPerKB < 0 || cc.BatchCost < 0 || cc.Load < 0 || cc.ClosePerKB < 0 {
 			return false
 		}
 	}
@@ -263,6 +209,7 @@ type clock struct {
 	// between idleSenderRun and senderRun by the duty cycle.
 	senderZ, senderRun, idleSenderRun float64
 	stepMax                           float64
+	pollGran                          int64
 	warmUntil                         int64 // sends past this are warm
 	// noApp: send() takes no time at all (a trace replay's sender-only
 	// timing), so its cost need not be computed
@@ -294,18 +241,18 @@ func (c *clock) setCosts(t Timing, codec batch.Codec) {
 	if cl := t.CodecLoad; cl >= 0 {
 		c.first += float64(cl)
 	} else {
-		c.first += float64(codecLoad[codec])
+		c.first += float64(t.Codecs[codec].Load)
 	}
 	c.batch = float64(t.BatchCost)
 	if t.BatchCost < 0 {
-		c.batch = float64(codecBatchCost[codec])
+		c.batch = float64(t.Codecs[codec].BatchCost)
 	}
 	c.sendBase = float64(t.SendCost)
 	c.sendPerByte = perKB(t.SendCostPerKB)
 	if codec != batch.CodecNone {
 		cp := t.SendCostCodecPerKB
 		if cp < 0 {
-			cp = codecSendPerKB[codec]
+			cp = t.Codecs[codec].SendPerKB
 		}
 		c.sendPerByte += perKB(cp)
 	}
@@ -315,11 +262,12 @@ func (c *clock) setCosts(t Timing, codec batch.Codec) {
 	c.loop, c.close = float64(t.LoopCost), float64(t.CloseCost)
 	cp := t.ClosePerKB
 	if cp < 0 {
-		cp = codecClosePerKB[codec]
+		cp = t.Codecs[codec].ClosePerKB
 	}
 	c.closePerByte = perKB(cp)
 	c.cold, c.coldRTT, c.firstRTT = float64(t.ColdClose), float64(t.ColdRTT), float64(t.FirstRTT)
 	c.stepMax = float64(t.SenderStepMax)
+	c.pollGran = int64(t.PollGranularity)
 	c.coldDecay = t.ColdCloseDecay
 	if c.coldDecay == 0 {
 		c.coldDecay = 2

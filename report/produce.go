@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"strconv"
 	"text/tabwriter"
 
 	"github.com/kseg/kseg/producer"
@@ -67,7 +68,9 @@ func ProduceJSON(w io.Writer, topic string, res *producer.Result) error {
 
 // envelopeLine is one partition's line of a kseg produce --runs: the count
 // line of the median run with the batch-count range, e.g.
-// "kseg-ref-0: 64 batches (61–67 over 200 runs), 2000 records". With one
+// "kseg-ref-0: 64 batches (61–67 over 200 runs), 2000 records, 31 records
+// per batch (30–33)": the median of the runs' mean records per batch and
+// its range. With one
 // run it is the plain count line.
 func envelopeLine(env *producer.Envelope, p int) string {
 	name := fmt.Sprintf("%s-%d", env.Config.Topic, p)
@@ -76,7 +79,17 @@ func envelopeLine(env *producer.Envelope, p int) string {
 		return CountLine(name, int64(med.Batches(p)), med.Records(p), med.Histogram(p))
 	}
 	q := env.Partitions[p].Batches
-	return fmt.Sprintf("%s: %d batches (%d–%d over %d runs), %d records", name, med.Batches(p), q.Min, q.Max, len(env.Runs), med.Records(p))
+	rpb, lo, hi := env.RecordsPerBatch(p)
+	return fmt.Sprintf("%s: %d batches (%d–%d over %d runs), %d records, %s records per batch (%s–%s)", name, med.Batches(p), q.Min, q.Max, len(env.Runs), med.Records(p),
+		perBatch(rpb), perBatch(lo), perBatch(hi))
+}
+
+// perBatch formats a mean of records per batch: one decimal under 10.
+func perBatch(x float64) string {
+	if x < 10 {
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(x, 'f', 0, 64)
 }
 
 // ProduceEnvelope writes envelopeLine for every partition, then the
