@@ -1,13 +1,16 @@
 package cmd
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kseg/kseg/internal/atomicfile"
 	"github.com/kseg/kseg/internal/source"
 	"github.com/kseg/kseg/internal/whatif"
 	"github.com/kseg/kseg/producer"
@@ -59,6 +62,8 @@ func newWhatifCmd() *cobra.Command {
 		runs              int
 		seed              uint64
 		synthetic         bool
+		saveTiming        string
+		force             bool
 		out               outputFlag
 		sf                source.Flags
 	)
@@ -75,7 +80,9 @@ func newWhatifCmd() *cobra.Command {
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
-			return withSource(&sf, func(src *source.Set) error { return runWhatif(c, src, args, opts, out.json()) })
+			return withSource(&sf, func(src *source.Set) error {
+				return runWhatif(c, src, args, opts, out.json(), saveTiming, force)
+			})
 		},
 	}
 	fs := c.Flags()
@@ -87,6 +94,8 @@ func newWhatifCmd() *cobra.Command {
 	fs.IntVar(&runs, "runs", 200, "replays per prediction (percentiles over them)")
 	fs.Uint64Var(&seed, "seed", 1, "seed of the replays' random choices (partitioner, sender jitter)")
 	fs.BoolVar(&synthetic, "synthetic", false, "when the timestamps are not send() times, replay a workload fitted to the log instead of refusing")
+	fs.StringVar(&saveTiming, "save-timing", "", "write the sender fitted to the log as a timing profile for kseg produce --timing FILE (the topic with the most records)")
+	fs.BoolVar(&force, "force", false, "with --save-timing: replace an existing file")
 	addSourceFlags(c, &sf)
 	return c
 }
@@ -146,7 +155,7 @@ func whatifOptions(set, was []string, config, wasConfig string, runs int, seed u
 // collector lets the heap grow to twice what is live.
 const whatifMemoryLimit = 400 << 20
 
-func runWhatif(c *cobra.Command, src *source.Set, args []string, opts whatif.Options, asJSON bool) error {
+func runWhatif(c *cobra.Command, src *source.Set, args []string, opts whatif.Options, asJSON bool, saveTiming string, force bool) error {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(whatifMemoryLimit))
 	parts, err := namedLogs(src.Partitions)(args)
 	if err != nil {
@@ -158,7 +167,7 @@ func runWhatif(c *cobra.Command, src *source.Set, args []string, opts whatif.Opt
 		return withCode(ExitUsage, err)
 	case errors.Is(err, whatif.ErrNotArrivals):
 		return withCode(ExitBadInput, err)
-	case err != nil && strings.Contains(err.Error(), "replay"):
+	case errors.Is(err, whatif.ErrReplay):
 		return withCode(ExitInternal, err)
 	case err != nil:
 		return withCode(ExitBadInput, err)
@@ -166,8 +175,52 @@ func runWhatif(c *cobra.Command, src *source.Set, args []string, opts whatif.Opt
 	if len(ignored) > 0 {
 		fmt.Fprintf(c.ErrOrStderr(), "kseg: ignored (not settings of the model): %s\n", strings.Join(ignored, ", "))
 	}
+	if saveTiming != "" {
+		topic, err := saveFittedTiming(saveTiming, force, res, args)
+		if errors.Is(err, atomicfile.ErrExists) {
+			return withCode(ExitUsage, fmt.Errorf("--save-timing %s exists; use --force to replace it", saveTiming))
+		}
+		if err != nil {
+			return withCode(ExitBadInput, err)
+		}
+		fmt.Fprintf(c.ErrOrStderr(), "kseg: wrote the sender fitted to topic %s as a timing profile to %s (kseg produce --timing %s)\n", topic, saveTiming, saveTiming)
+	}
 	if asJSON {
 		return report.WhatifJSON(c.OutOrStdout(), res)
 	}
 	return report.WhatifText(c.OutOrStdout(), res)
+}
+
+// saveFittedTiming writes the sender fitted to the topic with the most
+// records as a timing profile (kseg produce --timing): its application
+// thread costs nothing, since a trace's send times were the log's, so the
+// profile carries the sender's lag, close cost, jitters and round trip.
+func saveFittedTiming(path string, force bool, res []*whatif.Result, args []string) (string, error) {
+	var best *whatif.Result
+	for _, r := range res {
+		if r.Fit != nil && (best == nil || r.Topic.Records() > best.Topic.Records()) {
+			best = r
+		}
+	}
+	if best == nil {
+		return "", errors.New("--save-timing: no topic with records, no sender fitted")
+	}
+	f := best.Fit
+	p := producer.Profile{
+		Name: "fitted to " + best.Topic.Name,
+		Provenance: producer.Provenance{
+			Kafka:   "the producer that wrote the log",
+			JDK:     "the producer's",
+			Machine: "the machine and broker that wrote the log",
+			Date:    time.Now().UTC().Format(time.DateOnly),
+			Data:    fmt.Sprintf("kseg whatif on %s: topic %s, %d records, %d replayed per try", strings.Join(args, " "), best.Topic.Name, best.Topic.Records(), f.Records),
+			Method:  fmt.Sprintf("the sender's lag, close cost and round trip fitted so that the replay of the log's own records under its settings reproduces its batch count and records per batch (%d senders tried); the application thread costs nothing (the log's timestamps are its send times)", f.Evaluations),
+			Fit:     fmt.Sprintf("replay median batches %+.1f%% of the log's, records-per-batch distance %.3f", 100*f.BatchError, f.HistError),
+			HeldOut: "not scored: fitted to this one log",
+		},
+		Timing: f.Sender.Timing(),
+		RTT:    f.Sender.RTT,
+	}
+	err := atomicfile.WriteFile(path, force, func(w *bufio.Writer) error { return p.Encode(w) })
+	return best.Topic.Name, err
 }

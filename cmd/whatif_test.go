@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kseg/kseg/batch"
+	"github.com/kseg/kseg/producer"
 )
 
 const whatifLog = "../testdata/explain-oracle/e-s3-b4096-l5-i200"
@@ -236,5 +237,33 @@ func TestWhatifSettings(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "new settings: linger.ms=20") {
 		t.Errorf("--config not applied:\n%s", stdout)
+	}
+}
+
+// --save-timing writes the fitted sender as a profile kseg produce takes
+// (its provenance says what it was fitted to), and replaces a file only
+// with --force.
+func TestWhatifSaveTiming(t *testing.T) {
+	log := filepath.Join(modRoot(t), "testdata", "explain-oracle", "e-none-l5-i200")
+	prof := filepath.Join(t.TempDir(), "fitted.json")
+	args := []string{"whatif", log, "--was", "linger.ms=5", "--set", "linger.ms=20", "--runs", "10", "--save-timing", prof}
+	if _, stderr, code := runKseg(t, args...); code != 0 || !strings.Contains(stderr, "timing profile") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	p, err := producer.ReadProfile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Provenance.Data, "e-none-l5-i200") || p.Timing.WakeLatency <= 0 || p.RTT <= 0 {
+		t.Errorf("profile %+v", p)
+	}
+	if _, stderr, code := runKseg(t, "produce", "--timing", prof, "--records", "100", "--dry-run"); code != 0 {
+		t.Errorf("produce --timing the fitted profile: exit %d: %s", code, stderr)
+	}
+	if _, stderr, code := runKseg(t, args...); code != ExitUsage || !strings.Contains(stderr, "--force") {
+		t.Errorf("an existing profile without --force: exit %d: %s", code, stderr)
+	}
+	if _, stderr, code := runKseg(t, append(args, "--force")...); code != 0 {
+		t.Errorf("with --force: exit %d: %s", code, stderr)
 	}
 }

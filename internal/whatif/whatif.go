@@ -1,6 +1,7 @@
 package whatif
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -25,6 +26,10 @@ type Options struct {
 	// replays (0: producer.FitSender's default).
 	FitRecords int
 }
+
+// ErrReplay marks a replay of the model that failed: an internal error,
+// not the input's.
+var ErrReplay = errors.New("replay failed")
 
 // Inferred is one original setting as explain inferred it.
 type Inferred struct {
@@ -133,10 +138,10 @@ func Run(parts []segment.Partition, opts Options) (results []*Result, ignored []
 		r.Fit = fit
 		ro := producer.ReplayOptions{Runs: opts.Runs, Seed: opts.Seed, Workers: opts.Workers}
 		if r.Replay, err = producer.ReplayMix(t.Sessions, was, fit.Plausible, ro); err != nil {
-			return nil, nil, fmt.Errorf("topic %s: replay: %w", t.Name, err)
+			return nil, nil, fmt.Errorf("topic %s: %w: %w", t.Name, ErrReplay, err)
 		}
 		if r.Predicted, err = producer.ReplayMix(t.Sessions, now, fit.Plausible, ro); err != nil {
-			return nil, nil, fmt.Errorf("topic %s: replay under the new settings: %w", t.Name, err)
+			return nil, nil, fmt.Errorf("topic %s: %w under the new settings: %w", t.Name, ErrReplay, err)
 		}
 		results = append(results, r)
 	}
