@@ -42,6 +42,7 @@ type Values struct {
 	Lines    int    `json:"lines"`
 	MinBytes int    `json:"min_bytes"`
 	MaxBytes int    `json:"max_bytes"`
+	Seed     uint64 `json:"seed"` // ValueLines(Lines, MinBytes, MaxBytes, Seed) wrote the file
 }
 
 // Setting is one producer configuration, as Kafka producer properties (every setting of a group

@@ -7,9 +7,7 @@ import (
 )
 
 // The value file every group sends (testdata/whatif/values.txt): record i gets line i mod 500.
-var values = whatifdata.Values{File: "values.txt", Lines: 500, MinBytes: 100, MaxBytes: 300}
-
-const valueSeed = 25
+var values = whatifdata.Values{File: "values.txt", Lines: 500, MinBytes: 100, MaxBytes: 300, Seed: 25}
 
 // base are the properties every setting lists (each setting changes one or two of them).
 func props(linger, batch int, codec, acks string) map[string]string {

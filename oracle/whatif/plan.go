@@ -20,7 +20,7 @@ func plan(out, work string) error {
 			return err
 		}
 	}
-	lines := whatifdata.ValueLines(values.Lines, values.MinBytes, values.MaxBytes, valueSeed)
+	lines := whatifdata.ValueLines(values.Lines, values.MinBytes, values.MaxBytes, values.Seed)
 	if err := os.WriteFile(filepath.Join(out, values.File), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		return err
 	}
