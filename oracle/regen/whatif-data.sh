@@ -5,12 +5,14 @@
 # loaded by two busy processes this script starts and stops ("loaded").
 #
 #   oracle/regen/whatif-data.sh [--runs N] [--logs K] [--only REGEX] [--out DIR] [--keep DIR]
+#   oracle/regen/whatif-data.sh --provenance [--out DIR]   only rewrite OUT/PROVENANCE.md
 #
 #   --runs N      runs per (group, setting, condition) (default 8)
 #   --logs K      keep the .log files of the first K runs of each (default 2)
 #   --only REGEX  only the groups whose name matches
 #   --out DIR     where the data goes (default testdata/whatif)
 #   --keep DIR    keep the work tree (broker logs, traces) in DIR
+#   --provenance  (re)write OUT/PROVENANCE.md from OUT's data and this machine, nothing else
 #
 # The groups are defined in oracle/whatif/groups.go; `go run ./oracle/whatif plan` writes
 # OUT/groups.json, the value file and each group's arrival schedule (generated from its seed,
@@ -25,7 +27,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../infra/common.sh"
 
-RUNS=8 LOGS=2 ONLY="" OUT="" KEEP=""
+RUNS=8 LOGS=2 ONLY="" OUT="" KEEP="" PROV=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) RUNS=$2; shift ;;
@@ -33,13 +35,48 @@ while [ $# -gt 0 ]; do
     --only) ONLY=$2; shift ;;
     --out) OUT=$2; shift ;;
     --keep) KEEP=$2; shift ;;
-    *) sed -n '7,13p' "$0" >&2; exit 2 ;;
+    --provenance) PROV=1 ;;
+    *) sed -n '7,15p' "$0" >&2; exit 2 ;;
   esac
   shift
 done
 cd "$REPO"
 OUT=${OUT:-$REPO/testdata/whatif}
 T0=$SECONDS
+
+# provenance MINUTES: write OUT/PROVENANCE.md (versions, machine, load, the runs' summary).
+provenance() {
+  local cpu
+  cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+  {
+    echo "# testdata/whatif: provenance"
+    echo
+    echo "Made by \`bash oracle/regen/whatif-data.sh\` (see docs/calibration.md, \"What-if validation data\")."
+    echo
+    echo "- Kafka $(kafka_version) (broker and Java producer, from Maven Central), $("$JAVA" -version 2>&1 | head -n 1)"
+    echo "- machine: $(nproc) CPUs ($cpu), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM, $(uname -sr)"
+    echo "- made on $(date -u +%Y-%m-%d) in about $1 minutes of wall time (all runs serial, one broker)"
+    echo "- \"calm\": no load of the script's own; the machine was shared with other work, so look at the"
+    echo "  load columns below. \"loaded\": two busy processes (\`while :; do :; done\`) started by the"
+    echo "  script for the loaded pass and stopped after it."
+    echo "- loadavg is /proc/loadavg's 1-minute average (it lags: a loaded pass raises the first calm"
+    echo "  runs after it); CPU pressure is /proc/pressure/cpu \"some avg10\", the share of the last 10 s"
+    echo "  in which a task waited for a CPU."
+    echo
+    echo "Regenerate: \`bash oracle/regen/whatif-data.sh\` (writes testdata/whatif/; no two runs give the"
+    echo "same batches, so regenerate the whole directory and commit it together)."
+    echo
+    echo "## The runs"
+    echo
+    echo "Batches are the topic's total; records/batch is the group's records over that median."
+    echo
+    go run ./oracle/whatif summary "$OUT"
+  } >"$OUT/PROVENANCE.md"
+}
+if [ -n "$PROV" ]; then
+  provenance "${WHATIF_MINUTES:-?}"
+  exit 0
+fi
 
 WORK=$(mktemp -d /tmp/kseg-whatif.XXXXXX)
 LOADPIDS=()
@@ -121,4 +158,5 @@ done
 bash "$INFRA/broker.sh" stop "$WORK/broker"
 "$WORK/kseg" count --json "$WORK/broker/logs" | grep '"topic":"w-' >"$WORK/count.ndjson"
 "$WORK/whatif" assemble "$WORK" "$OUT" "$LOGS"
+provenance $(((SECONDS - T0 + 30) / 60))
 echo "whatif: wrote $OUT in $((SECONDS - T0)) s ($(du -sh "$OUT" | cut -f1))" >&2

@@ -14,6 +14,7 @@
 //	go run ./oracle/whatif args DATA GROUP SETTING  the setting's properties as KEY=VALUE lines
 //	go run ./oracle/whatif extract DATA GROUP COND SETTING RUN DST
 //	                                              extract a run's logs; print its partition dirs
+//	go run ./oracle/whatif summary DATA           a Markdown table of the runs (PROVENANCE.md)
 //	go run ./oracle/whatif score DATA PREDDIR     score the predictions in PREDDIR (files
 //	                                              GROUP__COND__A__B__RUN.ndjson, kseg whatif --json)
 package main
@@ -35,9 +36,9 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: whatif plan|assemble|pairs|args|extract|score ...")
+		return fmt.Errorf("usage: whatif plan|assemble|pairs|args|extract|score|summary ...")
 	}
-	n := map[string]int{"plan": 2, "assemble": 3, "pairs": 1, "args": 3, "extract": 6, "score": 2}
+	n := map[string]int{"plan": 2, "assemble": 3, "pairs": 1, "args": 3, "extract": 6, "score": 2, "summary": 1}
 	want, ok := n[args[0]]
 	if !ok || len(args)-1 != want {
 		return fmt.Errorf("usage: see the comment at the top of oracle/whatif/main.go (%s takes %d arguments)", args[0], want)
@@ -64,6 +65,8 @@ func run(args []string) error {
 		return extract(a[0], a[1], a[2], a[3], k, a[5])
 	case "score":
 		return score(a[0], a[1])
+	case "summary":
+		return summary(a[0])
 	}
 	return nil
 }
