@@ -17,6 +17,7 @@
 #   --only REGEX  only the groups whose name matches (e.g. held-out groups)
 #   --runs N      kseg whatif --runs (default 200)
 #   --keep DIR    keep the predictions (one file per invocation) in DIR
+# KSEG=PATH in the environment scores that kseg binary instead of one built from this tree.
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 DATA=$REPO/testdata/whatif ONLY="" RUNS=200 KEEP=""
@@ -33,7 +34,7 @@ done
 cd "$REPO"
 WORK=$(mktemp -d /tmp/kseg-whatif-score.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-go build -o "$WORK/kseg" .
+if [ -n "${KSEG:-}" ]; then cp "$KSEG" "$WORK/kseg"; else go build -o "$WORK/kseg" .; fi
 go build -o "$WORK/whatif" ./oracle/whatif
 mkdir -p "$WORK/preds"
 T0=$SECONDS n=0 failed=0
