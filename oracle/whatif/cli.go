@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kseg/kseg/internal/whatifdata"
+)
+
+func pairs(dir string) error {
+	d, err := whatifdata.LoadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, g := range d.Groups {
+		for _, cond := range []string{whatifdata.Calm, whatifdata.Loaded} {
+			for _, a := range g.Settings {
+				for _, r := range d.RunsAt(g.Name, a.Name, cond) {
+					if r.Logs == "" {
+						continue
+					}
+					for _, b := range g.Settings {
+						if b.Name != a.Name {
+							fmt.Printf("%s\t%s\t%s\t%s\t%d\n", g.Name, cond, a.Name, b.Name, r.Run)
+						}
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func settingArgs(dir, group, setting string) error {
+	d, err := whatifdata.LoadDir(dir)
+	if err != nil {
+		return err
+	}
+	g, ok := d.Group(group)
+	if !ok {
+		return fmt.Errorf("no group %s", group)
+	}
+	s, ok := g.Setting(setting)
+	if !ok {
+		return fmt.Errorf("group %s has no setting %s", group, setting)
+	}
+	keys := make([]string, 0, len(s.Props))
+	for k := range s.Props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Printf("%s=%s\n", k, s.Props[k])
+	}
+	return nil
+}
+
+func extract(dir, group, cond, setting string, k int, dst string) error {
+	d, err := whatifdata.LoadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, r := range d.RunsAt(group, setting, cond) {
+		if r.Run == k {
+			dirs, err := d.Extract(r, dst)
+			if err != nil {
+				return err
+			}
+			for _, p := range dirs {
+				fmt.Println(p)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("no run %s/%s/%s/%d", group, cond, setting, k)
+}
+
+// score reads PREDDIR/GROUP__COND__A__B__RUN.ndjson (the output of one kseg whatif --json each)
+// and prints the scores by group and condition.
+func score(dir, preds string) error {
+	d, err := whatifdata.LoadDir(dir)
+	if err != nil {
+		return err
+	}
+	files, err := filepath.Glob(filepath.Join(preds, "*.ndjson"))
+	if err != nil {
+		return err
+	}
+	var all []whatifdata.Prediction
+	for _, f := range files {
+		parts := strings.Split(strings.TrimSuffix(filepath.Base(f), ".ndjson"), "__")
+		if len(parts) != 5 {
+			return fmt.Errorf("%s: want GROUP__COND__A__B__RUN.ndjson", f)
+		}
+		k, err := strconv.Atoi(parts[4])
+		if err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		in, err := os.Open(f)
+		if err != nil {
+			return err
+		}
+		ps, err := whatifdata.ParseWhatif(in, parts[0], parts[1], parts[2], parts[3], k)
+		in.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		all = append(all, ps...)
+	}
+	res, err := whatifdata.Score(d, all, whatifdata.Options{})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d predictions from %d invocations; %d scored, %d skipped (per-partition records of unkeyed multi-partition groups, scored by topic total; topic totals of the others)\n",
+		len(all), len(files), len(res.Items), res.Skipped)
+	fmt.Print(res.Table())
+	return nil
+}

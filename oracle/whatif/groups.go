@@ -1,0 +1,82 @@
+package main
+
+import (
+	"maps"
+
+	"github.com/kseg/kseg/internal/whatifdata"
+)
+
+// The value file every group sends (testdata/whatif/values.txt): record i gets line i mod 500.
+var values = whatifdata.Values{File: "values.txt", Lines: 500, MinBytes: 100, MaxBytes: 300, Seed: 25}
+
+// base are the properties every setting lists (each setting changes one or two of them).
+func props(linger, batch int, codec, acks string) map[string]string {
+	return map[string]string{
+		"linger.ms":        itoa(linger),
+		"batch.size":       itoa(batch),
+		"compression.type": codec,
+		"acks":             acks,
+	}
+}
+
+// with returns a copy of p with the given key/value pairs changed.
+func with(p map[string]string, kv ...string) map[string]string {
+	q := maps.Clone(p)
+	for i := 0; i+1 < len(kv); i += 2 {
+		q[kv[i]] = kv[i+1]
+	}
+	return q
+}
+
+// groups: a fixed arrival schedule each, run under 3 settings; the first is the group's base and
+// each other changes one thing from it. Sizes keep a run to about 0.6–1.2 s of sending and the
+// recorded logs small.
+func groups() []whatifdata.Group {
+	set := func(name string, p map[string]string) whatifdata.Setting {
+		return whatifdata.Setting{Name: name, Props: p}
+	}
+	g1 := props(5, 16384, "none", "all")
+	g2 := props(10, 16384, "none", "all")
+	g3 := props(20, 16384, "zstd", "all")
+	g4 := props(5, 16384, "none", "all")
+	g5 := props(10, 16384, "gzip", "all")
+	g6 := props(5, 16384, "none", "all")
+	return []whatifdata.Group{
+		{
+			Name: "fixed-100us-p1", Arrivals: whatifdata.Arrivals{Process: "fixed", IntervalUs: 100, Seed: 1},
+			Records: 6000, Partitions: 1,
+			Settings: []whatifdata.Setting{set("base", g1), set("linger0", with(g1, "linger.ms", "0")),
+				set("linger20", with(g1, "linger.ms", "20"))},
+		},
+		{
+			Name: "fixed-500us-p4-keyed", Arrivals: whatifdata.Arrivals{Process: "fixed", IntervalUs: 500, Seed: 2},
+			Records: 2000, Partitions: 4, Keyed: true, Keys: 64,
+			Settings: []whatifdata.Setting{set("base", g2), set("lz4", with(g2, "compression.type", "lz4")),
+				set("acks1", with(g2, "acks", "1"))},
+		},
+		{
+			Name: "fixed-2ms-p2", Arrivals: whatifdata.Arrivals{Process: "fixed", IntervalUs: 2000, Seed: 3},
+			Records: 600, Partitions: 2,
+			Settings: []whatifdata.Setting{set("base", g3), set("linger100", with(g3, "linger.ms", "100")),
+				set("none", with(g3, "compression.type", "none"))},
+		},
+		{
+			Name: "poisson-300us-p8", Arrivals: whatifdata.Arrivals{Process: "poisson", IntervalUs: 300, Seed: 11},
+			Records: 3500, Partitions: 8,
+			Settings: []whatifdata.Setting{set("base", g4), set("linger20", with(g4, "linger.ms", "20")),
+				set("batch32k", with(g4, "batch.size", "32768"))},
+		},
+		{
+			Name: "poisson-1ms-p3-keyed", Arrivals: whatifdata.Arrivals{Process: "poisson", IntervalUs: 1000, Seed: 23},
+			Records: 1200, Partitions: 3, Keyed: true, Keys: 24,
+			Settings: []whatifdata.Setting{set("base", g5), set("linger50", with(g5, "linger.ms", "50")),
+				set("batch64k", with(g5, "batch.size", "65536"))},
+		},
+		{
+			Name: "burst-p6", Arrivals: whatifdata.Arrivals{Process: "burst", Burst: 250, GapMs: 120, Seed: 4},
+			Records: 1500, Partitions: 6,
+			Settings: []whatifdata.Setting{set("base", g6), set("linger0", with(g6, "linger.ms", "0")),
+				set("snappy", with(g6, "compression.type", "snappy"))},
+		},
+	}
+}
