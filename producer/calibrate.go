@@ -131,7 +131,7 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 	// from its floor) and ceilings
 	p := [3]float64{500e3, 100e3, 3e6}
 	floor := [3]float64{20e3, 5e3, 200e3}
-	ceil := [3]float64{200e6, 20e6, 2e9}
+	ceil := [3]float64{2e9, 20e6, 2e9}
 	mk := func(p [3]float64) Sender {
 		return Sender{Lag: time.Duration(p[0]), Close: time.Duration(p[1]), RTT: time.Duration(p[2]),
 			Jitter: senderJitter, RunJitter: senderRunJitter, RTTJitter: senderRTTJitter}
@@ -185,6 +185,25 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 				if sc < best+penalty(p)-1e-9 {
 					best, be, he, p = sc-penalty(q), b, h, q
 				}
+			}
+			// A move that helped is followed further the same way (a
+			// pattern search): a log written by a slow sender on a loaded
+			// machine needs a lag many times the first steps' reach.
+			for f, n := p[i]/cur, 0; cur > 0 && p[i] > 0 && f != 1 && n < 8; n++ {
+				q := p
+				q[i] = min(ceil[i], max(floor[i], p[i]*f))
+				if q[i] == p[i] {
+					break
+				}
+				sc, b, h, err := score(mk(q))
+				if err != nil {
+					return nil, err
+				}
+				all = append(all, tried{q, sc})
+				if sc+penalty(q) >= best+penalty(p)-1e-9 {
+					break
+				}
+				best, be, he, p = sc, b, h, q
 			}
 		}
 	}

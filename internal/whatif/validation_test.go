@@ -81,8 +81,10 @@ func TestWhatifValidationData(t *testing.T) {
 
 // floors of TestWhatifValidationData, per condition.
 var floors = map[string]struct{ median, inside, replay float64 }{
-	whatifdata.Calm:   {0, 0, 0},
-	whatifdata.Loaded: {0, 0, 0},
+	// measured at --runs 50, seed 1: calm 21/22, 116/176, 16/22;
+	// loaded 21/22, 130/176, 20/22
+	whatifdata.Calm:   {0.85, 0.55, 0.65},
+	whatifdata.Loaded: {0.85, 0.65, 0.80},
 }
 
 // predictions turns one topic's what-if into the scorer's predictions: one
