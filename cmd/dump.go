@@ -120,7 +120,7 @@ var dumpFlagValues = map[string][]string{
 }
 
 func runDump(args []string, stdout, stderr io.Writer) (err error) {
-	args, opts, err := takeWireArgs(args)
+	args, opts, err := takeWireArgs(args, stderr)
 	if err != nil {
 		return err
 	}
@@ -130,6 +130,11 @@ func runDump(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	if done, err := dumpHelpOrVersion(a, stdout, stderr); done {
 		return err
+	}
+	if a.KafkaForm && opts.Query.Active() {
+		// --files is kafka-dump-log's form, which reads every byte it is
+		// given; the range and the filters are kseg's.
+		return withCode(ExitUsage, errors.New("--from, --to and the filters take kseg's form (paths), not --files"))
 	}
 	if !a.KafkaForm && len(a.Paths) == 0 {
 		return withCode(ExitUsage, errors.New("nothing to dump: give --files a,b (kafka-dump-log form) or one or more paths"))
