@@ -227,6 +227,14 @@ func (s *Stream) Reset(src Source) {
 	}
 	s.sc.pos = max(src.Start, 0)
 	s.win = src.Window
+	if s.opts.BlockSize == 0 {
+		s.sc.block = blockSize
+		if s.win != nil && s.win.To != Unbounded {
+			// A bounded range is usually short: read what it needs,
+			// not 1 MiB at a time (a larger entry is still read whole).
+			s.sc.block = windowBlock
+		}
+	}
 	s.rc, s.err, s.tail, s.closer = nil, nil, -1, nil
 	s.cur = Batch{File: src.Name, s: s}
 	s.sc.entry = &s.cur.frame
@@ -791,6 +799,9 @@ func (b *Batch) infoInto(in *BatchInfo) error {
 	}
 	return nil
 }
+
+// windowBlock is the read size of a stream over a bounded window.
+const windowBlock = 64 << 10
 
 // inWindow decides the current entry against the stream's window: keep
 // it, pass over it, or stop (it starts at or past the range's end). Batch
