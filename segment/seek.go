@@ -152,8 +152,8 @@ func (seg Segment) OpenSource() (Source, io.Closer, error) {
 		w = &c
 	}
 	src.Window = w
-	if seg.Open == nil && w.From > seg.BaseOffset && !w.Empty() {
-		src.Start = seekOffset(seg.Path, src, w.From, w)
+	if (seg.Open == nil || seg.Indexed) && w.From > seg.BaseOffset && !w.Empty() {
+		src.Start = seekOffset(seg.Path, seg.BaseOffset, src, w.From, w)
 	}
 	return src, closer, nil
 }
@@ -182,17 +182,17 @@ func indexPath(path, ext string) string {
 // offset at or before target and at or before the entry's offset (so every
 // batch before it holds only offsets below target). Otherwise 0 (a scan
 // from the start), with a note saying why.
-func seekOffset(path string, src Source, target int64, w *Window) int64 {
+func seekOffset(path string, base int64, src Source, target int64, w *Window) int64 {
 	ip := indexPath(path, ".index")
 	if ip == "" {
 		return 0
 	}
-	x, err := index.OpenOffsetIndex(ip)
+	x, closer, err := openOffsetIndex(ip, base)
 	if err != nil {
 		w.note(fmt.Sprintf("%s: %v; scanning %s from its start", ip, err, filepath.Base(path)))
 		return 0
 	}
-	defer x.Close()
+	defer closer.Close()
 	e, found, err := x.Lookup(target)
 	if err != nil {
 		w.note(fmt.Sprintf("%s: %v; scanning %s from its start", ip, err, filepath.Base(path)))
@@ -212,6 +212,17 @@ func seekOffset(path string, src Source, target int64, w *Window) int64 {
 		return 0
 	}
 	return int64(e.Position)
+}
+
+// openOffsetIndex opens the offset index at path of a segment whose base
+// offset is base (an index named otherwise, as LocalTieredStorage names
+// them, is read with the segment's base offset).
+func openOffsetIndex(path string, base int64) (*index.OffsetIndex, io.Closer, error) {
+	f, info, err := rfile.OpenInfo(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return index.NewOffsetIndex(f, info.Size, base, path), f, nil
 }
 
 // framesAt checks that an entry with a valid checksum starts at pos of src
@@ -245,7 +256,7 @@ func offsetForTime(segs []Segment, ms int64, w *Window) (int64, bool, error) {
 	noted := false
 	for _, seg := range segs {
 		var start int64
-		if seg.Open == nil {
+		if seg.Open == nil || seg.Indexed {
 			pos, skip := timeStart(seg, ms, w)
 			if skip {
 				continue
@@ -344,16 +355,17 @@ func timeStart(seg Segment, ms int64, w *Window) (pos int64, skip bool) {
 	}
 	defer f.Close()
 	src := Source{Name: seg.Path, R: f, Size: info.Size}
-	ti, err := index.OpenTimeIndex(tp)
+	tf, tinfo, err := rfile.OpenInfo(tp)
 	if err != nil {
 		return fail(err.Error())
 	}
-	defer ti.Close()
-	oi, err := index.OpenOffsetIndex(op)
+	defer tf.Close()
+	ti := index.NewTimeIndex(tf, tinfo.Size, seg.BaseOffset, tp)
+	oi, oc, err := openOffsetIndex(op, seg.BaseOffset)
 	if err != nil {
 		return fail(err.Error())
 	}
-	defer oi.Close()
+	defer oc.Close()
 	if max, ok, why := segmentMaxTime(src, ti, oi); ok && max < ms {
 		return 0, true
 	} else if why != "" {

@@ -78,6 +78,10 @@ type Segment struct {
 	// Ranged marks a segment whose source applies --from/--to itself (a
 	// kafka:// fetch): its reader's OffsetRange gives the window's range.
 	Ranged bool
+	// Indexed marks a segment with Open whose Path is a local file with
+	// its .index and .timeindex beside it, describing the bytes Open gives
+	// (LocalTieredStorage): a seek uses them as for a partition's files.
+	Indexed bool
 	// unnamed marks a file named on the command line whose name is not a
 	// log's (nor another known kind's): framed as a log, and not one if
 	// no batch frames at its start.
