@@ -285,7 +285,8 @@ func firstAtOrAfter(seg Segment, start, ms int64) (int64, bool, error) {
 		defer closer.Close()
 	}
 	src.Start, src.Window = start, nil
-	st := NewStream(src, Options{})
+	st := NewStream(src, Options{BlockSize: windowBlock}) // a short scan, usually
+
 	for st.Next() {
 		b := st.Batch()
 		in, err := b.Info()
