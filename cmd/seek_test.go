@@ -406,3 +406,19 @@ func TestSeekEqualsFilteredScanRealWorld(t *testing.T) {
 func TestSeekEqualsFilteredScanLTS(t *testing.T) {
 	checkSeekProperty(t, []string{"lts://../testdata/segments/tiered/remote"}, 40)
 }
+
+// TestSeekAuditEdges: a window's edges are not the log's: audit reports
+// no offset gap and no compaction for where the range starts (segment
+// 275 of the fixture starts at 275; the range at 300).
+func TestSeekAuditEdges(t *testing.T) {
+	out, errs, code := runKseg(t, "audit", "--json", "../testdata/segments/segments/segments-0", "--from", "300", "--to", "340")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if strings.Contains(out, `"offset-gap"`) || strings.Contains(out, `"compacted":true`) {
+		t.Errorf("the range's start reported as a gap or compaction:\n%s", out)
+	}
+	if !strings.Contains(out, `"batches":`) {
+		t.Errorf("no summary:\n%s", out)
+	}
+}
