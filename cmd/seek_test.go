@@ -129,6 +129,9 @@ func (c seekCase) expected(bs []*seekBatch) []string {
 		to = timeOffset(bs, c.toTs, math.MaxInt64)
 	}
 	var out []string
+	if from >= to {
+		return nil // an empty range selects no batch
+	}
 	for _, b := range bs {
 		if b.last < from || b.first >= to || (c.keep != nil && !c.keep(b)) {
 			continue
@@ -318,6 +321,10 @@ func checkSeekProperty(t *testing.T, dirs []string, perPartition int) {
 		if code != 0 {
 			continue // a corrupt or unreadable fixture: the bad-input tests cover it
 		}
+		if len(full) > 4<<20 && perPartition < math.MaxInt {
+			t.Logf("%s: %d bytes of JSON, checked with KSEG_SEEK_ALL=1 only", dir, len(full))
+			continue
+		}
 		bs := seekBatches(parseSeekLines(t, full))
 		if len(bs) == 0 {
 			continue
@@ -391,14 +398,14 @@ func firstLineDiff(got, want []string) string {
 }
 
 func TestSeekEqualsFilteredScan(t *testing.T) {
-	checkSeekProperty(t, seekPartitions(t, "../testdata/segments"), 16)
+	checkSeekProperty(t, seekPartitions(t, "../testdata/segments"), 10)
 }
 
 func TestSeekEqualsFilteredScanRealWorld(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	checkSeekProperty(t, seekPartitions(t, filepath.Join(realworld.Dir(t), "segments")), 6)
+	checkSeekProperty(t, seekPartitions(t, filepath.Join(realworld.Dir(t), "segments")), 5)
 }
 
 // TestSeekEqualsFilteredScanLTS: remote segments (LocalTieredStorage)

@@ -819,7 +819,7 @@ func (s *Stream) inWindow() (keep, stop bool, err error) {
 	} else {
 		first, last = b.Header.BaseOffset, b.Header.LastOffset()
 	}
-	if first >= w.To {
+	if first >= w.To || w.Empty() {
 		return false, true, nil
 	}
 	if last < w.From {
