@@ -429,3 +429,46 @@ func TestSeekAuditEdges(t *testing.T) {
 		t.Errorf("no summary:\n%s", out)
 	}
 }
+
+// TestSeekBadIndexNotes: a corrupt .index costs a scan and a note on
+// stderr, never a different answer.
+func TestSeekBadIndexNotes(t *testing.T) {
+	src := "../testdata/segments/segments/segments-0"
+	dir := filepath.Join(t.TempDir(), "segments-0")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Name() == "00000000000000000275.index" {
+			for i := 4; i+8 <= len(b); i += 8 {
+				b[i+3] ^= 0x5a // every position off by a few bytes
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := []string{"--format", "json", "--deep-iteration", "--from", "330", "--to", "360"}
+	want, _, code := runKseg(t, append([]string{"dump", src}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	got, errs, code := runKseg(t, append([]string{"dump", dir}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.Join(dumpLines(got), "\n") != strings.Join(dumpLines(strings.ReplaceAll(want, src, dir)), "\n") {
+		t.Errorf("a corrupt index changed the answer:\n got %s\nwant %s", got, want)
+	}
+	if !strings.Contains(errs, "kseg: note: ") || !strings.Contains(errs, "00000000000000000275.index") {
+		t.Errorf("no note about the corrupt index: %q", errs)
+	}
+}
