@@ -18,6 +18,8 @@ var flagValues = map[string][]string{
 	"fail-on":        {"info", "warning", "error"},
 	"tolerance":      {"minmax"},
 	"from":           {"earliest", "latest"},
+	"to":             {"earliest", "latest"},
+	"codec":          {"none", "gzip", "snappy", "lz4", "zstd"},
 	"sasl-mechanism": {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"},
 }
 

@@ -52,9 +52,16 @@ Options (kseg's):
   --all-files                with directories, dump indexes and snapshots too
   --rsa-key FILE, --s3-endpoint URL, --s3-region R, --s3-path-style
                              for remote sources (lts://DIR, s3://BUCKET/PREFIX)
-  --from B, --to B           kafka:// sources: the offsets read, [from, to):
+  --from B, --to B           the batches holding offsets [from, to), on every
+                             source (files seek through .index/.timeindex):
                              earliest|latest|OFFSET|@RFC3339|@MILLIS, or -2
-                             (earliest), -1 (latest); default earliest to latest
+                             (earliest), -1 (latest); default earliest to latest;
+                             record lines outside the range are left out
+  --producer-id N, --producer-epoch E, --transactional[=false], --control[=false],
+  --codec C[,C], --key K, --key-regex RE
+                             only the batches (and records) that match
+  --redact                   "[redacted]" for keys, values and header values
+                             (sizes kept): a support bundle's form
   --timeout DURATION         kafka:// and s3:// sources: deadline of connecting
                              and of each request (10s)
   --fetch-bytes N, --command-config FILE, --tls, --tls-ca FILE, --tls-cert FILE,
@@ -116,11 +123,13 @@ var dumpFlagValues = map[string][]string{
 	"--key-decoder":    {"string", "int", "long", "hex", "base64", "none"},
 	"--value-decoder":  {"string", "int", "long", "hex", "base64", "none"},
 	"--from":           flagValues["from"],
+	"--to":             flagValues["to"],
+	"--codec":          flagValues["codec"],
 	"--sasl-mechanism": flagValues["sasl-mechanism"],
 }
 
 func runDump(args []string, stdout, stderr io.Writer) (err error) {
-	args, opts, err := takeWireArgs(args)
+	args, opts, err := takeWireArgs(args, stderr)
 	if err != nil {
 		return err
 	}
@@ -130,6 +139,11 @@ func runDump(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	if done, err := dumpHelpOrVersion(a, stdout, stderr); done {
 		return err
+	}
+	if a.KafkaForm && opts.Query.Active() {
+		// --files is kafka-dump-log's form, which reads every byte it is
+		// given; the range and the filters are kseg's.
+		return withCode(ExitUsage, errors.New("--from, --to and the filters take kseg's form (paths), not --files"))
 	}
 	if !a.KafkaForm && len(a.Paths) == 0 {
 		return withCode(ExitUsage, errors.New("nothing to dump: give --files a,b (kafka-dump-log form) or one or more paths"))

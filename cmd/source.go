@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,6 +26,7 @@ import (
 // addSourceFlags gives c the kafka:// flags (bound to flags) and their help.
 func addSourceFlags(c *cobra.Command, flags *source.Flags) {
 	flags.Add(c.Flags())
+	flags.NoteTo(c.ErrOrStderr)
 	c.Long += "\n\n" + source.FlagHelp
 }
 
@@ -55,12 +57,14 @@ func openSource(opts source.Options) (src *source.Set, done func(*error)) {
 	}
 }
 
-// takeWireArgs removes the kafka:// flags from dump's argument list (which
-// internal/dump parses as kafka-dump-log's) and gives the options they set.
-func takeWireArgs(args []string) ([]string, source.Options, error) {
+// takeWireArgs removes the source flags (kafka://, --from/--to, the
+// filters) from dump's argument list (which internal/dump parses as
+// kafka-dump-log's) and gives the options they set; notes go to stderr.
+func takeWireArgs(args []string, stderr io.Writer) ([]string, source.Options, error) {
 	fs := pflag.NewFlagSet("dump", pflag.ContinueOnError)
 	w := &source.Flags{}
 	w.Add(fs)
+	w.NoteTo(func() io.Writer { return stderr })
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]

@@ -98,7 +98,7 @@ func TestDefaultTimeout(t *testing.T) {
 	for _, name := range []string{"count", "dump"} {
 		var opts source.Options
 		if name == "dump" {
-			_, o, err := takeWireArgs([]string{"x.log"})
+			_, o, err := takeWireArgs([]string{"x.log"}, io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,7 +138,7 @@ func TestKafkaConventions(t *testing.T) {
 			t.Errorf("%v: exit %d (want %d: parsed, then unreachable): %s", args, code, ExitBadInput, errb.String())
 		}
 	}
-	_, o, err := takeWireArgs([]string{"--from", "-2", "--to", "-1", "x.log"})
+	_, o, err := takeWireArgs([]string{"--from", "-2", "--to", "-1", "x.log"}, io.Discard)
 	if err != nil || o.Wire.From.Kind != wire.BoundEarliest || o.Wire.To.Kind != wire.BoundLatest {
 		t.Errorf("dump --from -2 --to -1: %+v %+v %v", o.Wire.From, o.Wire.To, err)
 	}

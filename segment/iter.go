@@ -98,7 +98,8 @@ func (it *Iter) Batch() *BatchInfo { return &it.cur }
 
 // NextRecord advances to the next record, moving through batches as
 // needed. Records of control batches (transaction markers, leader
-// changes) are skipped: they are not data.
+// changes) are skipped: they are not data; so are records outside the
+// segment's Window (offsets out of its range, keys its filter refuses).
 func (it *Iter) NextRecord() bool {
 	for {
 		switch it.recMode {
@@ -109,12 +110,18 @@ func (it *Iter) NextRecord() bool {
 			}
 			if ok {
 				r := &it.rec
+				if w := it.st.win; w != nil && !w.Keeps(it.cur.BaseOffset+int64(r.OffsetDelta), r.Key, false) {
+					continue // outside the window: trimmed
+				}
 				it.out = Record{Offset: it.cur.BaseOffset + int64(r.OffsetDelta), Key: r.Key, Value: r.Value, Headers: r.Headers}
 				return true
 			}
 		case 2:
 			if it.inner.Next() {
 				m := it.inner.Message()
+				if w := it.st.win; w != nil && !w.Keeps(m.Offset, m.Key, false) {
+					continue
+				}
 				it.out = Record{Offset: m.Offset, Key: m.Key, Value: m.Value}
 				return true
 			}

@@ -22,6 +22,13 @@ type Source struct {
 	// ahead (bytes fetched from a broker): the source then ends where a
 	// ReadAt returns io.EOF, and Stream.Size reports that end once reached.
 	Size int64
+	// Start is where framing starts (a seek's position: an entry at or
+	// before Window.From); 0 is the start.
+	Start int64
+	// Window, when set, is what the Stream yields of the source: the
+	// batches in its range that pass its filter (Segment.OpenSource sets
+	// it from the segment's).
+	Window *Window
 }
 
 // BytesSource frames b in memory.
@@ -118,7 +125,10 @@ func (e *ChecksumError) Unwrap() error { return batch.ErrCorrupt }
 type Stream struct {
 	opts   Options
 	sc     scanner
-	rc     *rangeCRC // prefix checksums, built on the first resync
+	rc     *rangeCRC    // prefix checksums, built on the first resync
+	win    *Window      // the source's Window: batches outside it are passed over
+	winIn  BatchInfo    // scratch for the window's checks
+	wrec   batch.Record // likewise
 	cur    Batch
 	err    error
 	tail   int64
@@ -175,8 +185,22 @@ func (s *Stream) OpenFile(path string, maxBytes int64) error {
 func (s *Stream) SetOptions(opts Options) { s.opts = opts }
 
 // OpenSegment closes what the stream had open and frames seg: its file, or
-// the source its Open gives.
+// the source its Open gives; with a Window, from the seek's position and
+// only what the window selects (Segment.OpenSource).
 func (s *Stream) OpenSegment(seg Segment, maxBytes int64) error {
+	if seg.Window != nil {
+		s.Close()
+		src, closer, err := seg.OpenSource()
+		if err != nil {
+			return err
+		}
+		if maxBytes > 0 && maxBytes < src.Size {
+			src.Size = maxBytes
+		}
+		s.Reset(src)
+		s.closer = closer
+		return nil
+	}
 	if seg.Open == nil {
 		return s.OpenFile(seg.Path, maxBytes)
 	}
@@ -200,6 +224,16 @@ func (s *Stream) Reset(src Source) {
 	s.sc.reset(src.R, src.Size, src.Name)
 	if s.opts.BlockSize > 0 {
 		s.sc.block = s.opts.BlockSize
+	}
+	s.sc.pos = max(src.Start, 0)
+	s.win = src.Window
+	if s.opts.BlockSize == 0 {
+		s.sc.block = blockSize
+		if s.win != nil && s.win.To != Unbounded {
+			// A bounded range is usually short: read what it needs,
+			// not 1 MiB at a time (a larger entry is still read whole).
+			s.sc.block = windowBlock
+		}
 	}
 	s.rc, s.err, s.tail, s.closer = nil, nil, -1, nil
 	s.cur = Batch{File: src.Name, s: s}
@@ -258,6 +292,28 @@ func (s *Stream) Next() bool {
 					if !s.Reject(cause) {
 						return false
 					}
+					continue
+				}
+			}
+			if s.win != nil {
+				keep, stop, err := s.inWindow()
+				if err != nil {
+					if isReadError(err) {
+						s.err = err
+						return false
+					}
+					if !s.Skip(err) {
+						return false
+					}
+					continue
+				}
+				if stop {
+					// Past the range: a clean end, with nothing left
+					// unread that is "invalid bytes".
+					s.sc.done, s.tail = true, s.sc.end
+					return false
+				}
+				if !keep {
 					continue
 				}
 			}
@@ -742,4 +798,73 @@ func (b *Batch) infoInto(in *BatchInfo) error {
 		in.BaseOffset, in.Records, in.Uncompressed = it.FirstOffset(), it.Len(), it.InnerSize()
 	}
 	return nil
+}
+
+// windowBlock is the read size of a stream over a bounded window.
+const windowBlock = 64 << 10
+
+// inWindow decides the current entry against the stream's window: keep
+// it, pass over it, or stop (it starts at or past the range's end). Batch
+// filters look at the header; a record filter decodes only a batch that
+// passes them.
+func (s *Stream) inWindow() (keep, stop bool, err error) {
+	b, w, in := &s.cur, s.win, &s.winIn
+	f := w.Filter
+	var first, last int64
+	if b.IsLegacy() {
+		if err := b.infoInto(in); err != nil {
+			return false, false, err
+		}
+		first, last = in.BaseOffset, in.LastOffset
+	} else {
+		first, last = b.Header.BaseOffset, b.Header.LastOffset()
+	}
+	if first >= w.To || w.Empty() {
+		return false, true, nil
+	}
+	if last < w.From {
+		return false, false, nil
+	}
+	if !f.Active() {
+		return true, false, nil
+	}
+	if !b.IsLegacy() {
+		if err := b.infoInto(in); err != nil {
+			return false, false, err
+		}
+	}
+	if !f.Batch(in) {
+		return false, false, nil
+	}
+	if !f.ByRecord() {
+		return true, false, nil
+	}
+	if b.IsLegacy() {
+		it, err := b.InnerIter()
+		if err != nil {
+			return false, false, err
+		}
+		for it.Next() {
+			if m := it.Message(); w.Holds(m.Offset) && f.Record(m.Key) {
+				return true, false, nil
+			}
+		}
+		return false, false, nil
+	}
+	br, err := b.Records()
+	if err != nil {
+		return false, false, err
+	}
+	for {
+		ok, err := br.Next(&s.wrec)
+		if err != nil {
+			return false, false, s.locate(b.Pos, err)
+		}
+		if !ok {
+			return false, false, nil
+		}
+		if w.Holds(first+int64(s.wrec.OffsetDelta)) && f.Record(s.wrec.Key) {
+			return true, false, nil
+		}
+	}
 }

@@ -56,6 +56,8 @@ type Partition struct {
 	// names are the directory's files (not sub-directories) in name
 	// order, as listed when the partition was read from its directory.
 	names []string
+	// window is the query's window (Query.Apply).
+	window *Window
 }
 
 // Segment is one log-format file of a partition, or a segment held
@@ -70,6 +72,16 @@ type Segment struct {
 	Open func() (Source, io.Closer, error)
 	// Size, for a segment with Open, is its size when known (progress).
 	Size int64
+	// Window, when set (Query.Apply), is what is read of the segment:
+	// OpenSource and Stream.OpenSegment seek to it and yield only it.
+	Window *Window
+	// Ranged marks a segment whose source applies --from/--to itself (a
+	// kafka:// fetch): its reader's OffsetRange gives the window's range.
+	Ranged bool
+	// Indexed marks a segment with Open whose Path is a local file with
+	// its .index and .timeindex beside it, describing the bytes Open gives
+	// (LocalTieredStorage): a seek uses them as for a partition's files.
+	Indexed bool
 	// unnamed marks a file named on the command line whose name is not a
 	// log's (nor another known kind's): framed as a log, and not one if
 	// no batch frames at its start.

@@ -141,6 +141,9 @@ type auditor struct {
 	// skipped batches are reported by the corrupt-batch finding, not
 	// again as an offset gap.
 	afterCorrupt bool
+	// windowed: the segment is read through a window (--from/--to,
+	// filters), whose edges and passed-over batches are no offset gap.
+	windowed bool
 }
 
 // Run audits one partition. The error is non-nil only when a file cannot
@@ -287,6 +290,7 @@ func (a *auditor) scanFile(i int, path string) error {
 	}
 	defer st.Close()
 	a.file = path
+	a.windowed = seg.Window != nil
 	segBase := baseOf(path)
 	a.startSegment(path, segBase)
 	first := true
@@ -307,7 +311,7 @@ func (a *auditor) scanFile(i int, path string) error {
 		}
 		if first {
 			first = false
-			if h.BaseOffset != segBase && segBase >= 0 {
+			if h.BaseOffset != segBase && segBase >= 0 && !a.windowed {
 				a.compacted(fmt.Sprintf("segment %s starts at offset %d, not at its base offset %d", filepath.Base(path), h.BaseOffset, segBase))
 			}
 			// A base offset at or below offsets already read is an
@@ -426,7 +430,7 @@ func (a *auditor) batch(h *batch.Header, pos int64, b []byte) {
 	a.sum.Records += int64(h.RecordCount)
 	if a.sum.LogStartOffset == None {
 		a.sum.LogStartOffset = h.BaseOffset
-		if a.segBase0 >= 0 && h.BaseOffset > a.segBase0 {
+		if a.segBase0 >= 0 && h.BaseOffset > a.segBase0 && !a.windowed {
 			fd := at(OffsetGap, Warning, a.file, pos, h)
 			fd.RelatedOffset = a.segBase0
 			fd.Count = h.BaseOffset - a.segBase0
@@ -446,7 +450,7 @@ func (a *auditor) batch(h *batch.Header, pos int64, b []byte) {
 	overlap := a.overlaps(pos, h.BaseOffset, h.LastOffset(), h)
 	if a.prevLast >= 0 && !overlap {
 		switch {
-		case h.BaseOffset > a.prevLast+1 && !a.afterCorrupt:
+		case h.BaseOffset > a.prevLast+1 && !a.afterCorrupt && !a.windowed:
 			fd := at(OffsetGap, Warning, a.file, pos, h)
 			fd.RelatedOffset = a.prevLast
 			fd.Count = h.BaseOffset - a.prevLast - 1

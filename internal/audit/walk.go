@@ -70,10 +70,14 @@ func PartitionsFrom(paths []string, walk func([]string) ([]segment.Partition, er
 // or the whole directory with the files the log is compared against.
 func FromSegments(sp *segment.Partition) *Partition {
 	p := &Partition{Name: filepath.Base(sp.Dir), Dir: sp.Dir}
-	if sp.Explicit() {
+	if sp.Explicit() || sp.Window() != nil {
+		// Named files, remote segments, or a window (--from/--to, filters):
+		// the segments as given, opened as they say (a window's seek and
+		// selection), without the directory's snapshots and indexes, which
+		// describe the whole log.
 		for _, s := range sp.Segments {
 			p.Logs = append(p.Logs, s.Path)
-			if s.Open != nil {
+			if s.Open != nil || s.Window != nil {
 				p.Remote = sp.Segments
 			}
 		}

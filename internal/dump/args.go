@@ -83,6 +83,7 @@ func (a *Args) switches() map[string]*bool {
 		"share-group-state-decoder":   &a.ShareState,
 		"keep-going":                  &a.Opts.KeepGoing,
 		"all-files":                   &a.AllFiles,
+		"redact":                      &a.Opts.Redact,
 		"help":                        &a.Help,
 		"version":                     &a.Version,
 		"quiet":                       &a.Quiet,
@@ -278,6 +279,8 @@ func javaSplitComma(s string) []string {
 // unknown names are a *content.UnknownDecoderError).
 func (a *Args) Parser() (content.Parser, error) {
 	switch {
+	case a.Opts.Redact:
+		return redactParser{}, nil
 	case a.Offsets:
 		return content.NewOffsetsParser(), nil
 	case a.TxnLog:

@@ -61,7 +61,7 @@ func controlError(err error) error {
 }
 
 // appendHeaderValues is kseg's extra: header values after the keys.
-func appendHeaderValues(b []byte, hs []batch.RecordHeader) []byte {
+func appendHeaderValues(b []byte, hs []batch.RecordHeader, redact bool) []byte {
 	b = append(b, " headers: {"...)
 	for i, h := range hs {
 		if i > 0 {
@@ -71,6 +71,8 @@ func appendHeaderValues(b []byte, hs []batch.RecordHeader) []byte {
 		b = append(b, '=')
 		if h.Value == nil {
 			b = append(b, "null"...)
+		} else if redact {
+			b = append(b, redacted...)
 		} else {
 			b = appendDisplayBytes(b, h.Value)
 		}

@@ -53,6 +53,9 @@ type DumpOptions struct {
 	Parser             content.Parser // nil prints no contents
 	Format             Format
 	KeepGoing          bool // resynchronise after corrupt regions instead of stopping
+	// Redact (--redact) prints "[redacted]" for every key, value and
+	// header value; their sizes stay (keySize, valueSize, key_size, ...).
+	Redact bool
 	// KafkaTail (--files) keeps Kafka's verdict on a log whose framing
 	// stops before its end: "Found N invalid bytes at the end", exit 0,
 	// even when valid batches follow. kseg's forms fail there instead.
@@ -267,7 +270,7 @@ func (d *Dumper) errorf(format string, args ...any) {
 // returned error is fatal for the run, as an uncaught exception is for
 // kafka-dump-log.
 func (d *Dumper) Dump(seg segment.Segment) error {
-	if seg.Open != nil {
+	if seg.Open != nil || seg.Window != nil {
 		return d.dumpHeld(seg)
 	}
 	return d.dumpFile(seg.Path)
@@ -312,7 +315,7 @@ func fileSuffix(name string) string {
 // dumpHeld dumps a log whose bytes seg.Open gives. The log is fetched
 // before its "Dumping" line, which names it as its source does.
 func (d *Dumper) dumpHeld(seg segment.Segment) error {
-	src, closer, err := seg.Open()
+	src, closer, err := seg.OpenSource()
 	if err != nil {
 		return err
 	}
@@ -389,7 +392,12 @@ func (d *Dumper) dumpSource(src segment.Source) error {
 	if d.json == nil {
 		d.printf("Dumping %s\n", javaFileString(src.Name))
 	}
-	if r, ok := src.R.(OffsetRanger); ok {
+	if w := src.Window; w != nil {
+		// --from/--to and the filters: the stream yields the window's
+		// batches; the record lines are trimmed to it.
+		d.opts.shown = offsetRange{on: true, from: w.From, to: w.To, win: w}
+		defer func() { d.opts.shown = offsetRange{} }()
+	} else if r, ok := src.R.(OffsetRanger); ok {
 		from, to := r.OffsetRange()
 		d.opts.shown = offsetRange{on: true, from: from, to: to}
 		defer func() { d.opts.shown = offsetRange{} }()
@@ -412,7 +420,19 @@ type OffsetRanger interface{ OffsetRange() (from, to int64) }
 type offsetRange struct {
 	on       bool
 	from, to int64
+	win      *segment.Window // the source's window, when it has one (keys)
 }
+
+// keeps tells that a record at off with this key is shown.
+func (r offsetRange) keeps(off int64, key []byte, control bool) bool {
+	if r.win != nil {
+		return r.win.Keeps(off, key, control)
+	}
+	return r.holds(off)
+}
+
+// byKey tells that record lines are chosen by key too (--key, --key-regex).
+func (r offsetRange) byKey() bool { return r.win != nil && r.win.Filter.ByRecord() }
 
 // cuts tells that a batch holding [first, last] has records outside r.
 func (r offsetRange) cuts(first, last int64) bool { return r.on && (first < r.from || last >= r.to) }
@@ -634,6 +654,9 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 	if deep := d.opts.DeepIteration || d.opts.PrintDataLog; deep && e.Magic >= batch.MagicV2 && d.opts.shown.cuts(e.Header.BaseOffset, e.Header.LastOffset()) {
 		b = appendShown(b, d.opts.shown)
 	}
+	if deep := d.opts.DeepIteration || d.opts.PrintDataLog; deep && d.opts.shown.byKey() {
+		b = append(b, " kseg-shown: records whose key matches only (--key/--key-regex)"...)
+	}
 	d.line = b
 	d.flushLine()
 	return nil
@@ -642,9 +665,13 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 // appendShown notes on a batch's line that only its records in r follow.
 func appendShown(b []byte, r offsetRange) []byte {
 	b = append(b, " kseg-shown: records at offsets "...)
-	b = strconv.AppendInt(b, r.from, 10)
+	if r.from > math.MinInt64 {
+		b = strconv.AppendInt(b, r.from, 10)
+	}
 	b = append(b, ".."...)
-	b = strconv.AppendInt(b, r.to-1, 10)
+	if r.to < segment.Unbounded {
+		b = strconv.AppendInt(b, r.to-1, 10)
+	}
 	return append(b, " only (--from/--to)"...)
 }
 
@@ -703,9 +730,11 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 		}
 		r := &d.rec
 		off := h.BaseOffset + int64(r.OffsetDelta)
-		d.offsets.add(off)
-		if !d.opts.shown.holds(off) {
-			continue // fetched with its batch, outside --from/--to
+		if d.opts.shown.win == nil {
+			d.offsets.add(off) // a window's gaps (seek, filters) are no finding
+		}
+		if !d.opts.shown.keeps(off, r.Key, control) {
+			continue // outside --from/--to, or refused by --key
 		}
 		ts := h.BaseTimestamp + r.TimestampDelta
 		if h.TimestampType() == batch.LogAppendTime {
@@ -733,7 +762,7 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 				}
 			}
 			if d.opts.Format == FormatKseg && len(r.Headers) > 0 {
-				b = appendHeaderValues(b, r.Headers)
+				b = appendHeaderValues(b, r.Headers, d.opts.Redact)
 			}
 		}
 		if d.opts.PrintDataLog && !control {
@@ -868,7 +897,12 @@ func (d *formatter) legacyRecords(name string, e *segment.Batch, raw []byte) err
 			return nil // the writer formats this batch again (parallel.go)
 		}
 		m := it.Message()
-		d.offsets.add(m.Offset)
+		if d.opts.shown.win == nil {
+			d.offsets.add(m.Offset)
+		}
+		if !d.opts.shown.keeps(m.Offset, m.Key, false) {
+			continue
+		}
 		if d.json != nil {
 			d.json.legacyRecord(d, name, e, m)
 			continue

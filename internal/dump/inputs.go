@@ -1,6 +1,9 @@
 package dump
 
 import (
+	"path/filepath"
+	"strings"
+
 	"github.com/kseg/kseg/internal/rfile"
 	"github.com/kseg/kseg/segment"
 )
@@ -49,18 +52,23 @@ func partitionInputs(p *segment.Partition, all bool) ([]segment.Segment, error) 
 		return nil, err
 	}
 	held := map[string]segment.Segment{}
+	stems := map[string]bool{} // with a window: the kept segments' files
 	for _, s := range p.Segments {
-		if s.Open != nil {
+		if s.Open != nil || s.Window != nil {
 			held[s.Path] = s
 		}
+		stems[strings.TrimSuffix(s.Path, filepath.Ext(s.Path))] = true
 	}
-	out := make([]segment.Segment, len(names))
-	for i, name := range names {
+	out := make([]segment.Segment, 0, len(names))
+	for _, name := range names {
 		s, ok := held[name]
 		if !ok {
+			if p.Window() != nil && !stems[strings.TrimSuffix(name, filepath.Ext(name))] {
+				continue // a segment outside --from/--to, or its index
+			}
 			s = File(name)
 		}
-		out[i] = s
+		out = append(out, s)
 	}
 	return out, nil
 }

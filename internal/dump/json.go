@@ -3,6 +3,7 @@ package dump
 import (
 	"encoding/base64"
 	"github.com/kseg/kseg/internal/jsonobj"
+	"math"
 	"strconv"
 	"unicode/utf8"
 
@@ -48,6 +49,15 @@ func bytesField(j *jsonobj.Obj, k string, v []byte) {
 	j.Str(k+"_encoding", "base64")
 }
 
+// shownBound is one end of a batch's shown range.
+func shownBound(j *jsonobj.Obj, k string, v int64, none bool) {
+	if none {
+		j.Null(k)
+		return
+	}
+	j.Int(k, v)
+}
+
 func (jw *jsonWriter) batch(name string, e *segment.Batch, raw []byte, shown offsetRange) error {
 	jw.begin("batch", name)
 	j := &jw.j
@@ -86,9 +96,13 @@ func (jw *jsonWriter) batch(name string, e *segment.Batch, raw []byte, shown off
 			}
 		}
 		if shown.cuts(h.BaseOffset, h.LastOffset()) {
-			// Only its records in [shown_from, shown_to) follow.
-			j.Int("shown_from", shown.from)
-			j.Int("shown_to", shown.to)
+			// Only its records in [shown_from, shown_to) follow (null:
+			// no bound on that side).
+			shownBound(j, "shown_from", shown.from, shown.from == math.MinInt64)
+			shownBound(j, "shown_to", shown.to, shown.to == segment.Unbounded)
+		}
+		if shown.byKey() {
+			j.Bool("shown_by_key", true) // only records whose key matches follow
 		}
 	} else {
 		m, err := batch.ParseLegacy(raw)
@@ -124,7 +138,12 @@ func (jw *jsonWriter) record(d *formatter, name string, e *segment.Batch, off, t
 		}
 		var hj jsonobj.Obj
 		bytesField(&hj, "key", h.Key)
-		bytesField(&hj, "value", h.Value)
+		if d.opts.Redact && h.Value != nil {
+			hj.Str("value", redacted)
+			hj.Int("value_size", int64(len(h.Value)))
+		} else {
+			bytesField(&hj, "value", h.Value)
+		}
 		j.B = append(j.B, hj.Done()...)
 	}
 	j.B = append(j.B, ']')

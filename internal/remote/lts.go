@@ -155,7 +155,7 @@ func resolveLTS(arg string, defaults url.Values) ([]segment.Partition, error) {
 				size = info.Size()
 			}
 			segs = append(segs, segment.Segment{Path: path, BaseOffset: base, Size: size,
-				Open: openFile(path, sourceName(d, sm[2], base))})
+				Open: openFile(path, sourceName(d, sm[2], base)), Indexed: true})
 			ids[path] = sm[2]
 		}
 		p, err := assemble(segment.NewRemotePartition(m[1], int32(part), "lts://"+d, segs), ids, q)

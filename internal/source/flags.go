@@ -2,25 +2,45 @@ package source
 
 import (
 	"fmt"
+	"io"
+	"math"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/kseg/kseg/batch"
 	"github.com/kseg/kseg/internal/wire"
+	"github.com/kseg/kseg/segment"
 )
 
 // FlagHelp is what a command that takes the flags adds to its help.
 const FlagHelp = `kafka://HOST[:PORT][,HOST[:PORT]...]/TOPIC[/PARTITION] reads batches from a live
 cluster (every partition when none is named; TOPIC may be a regular expression;
-PORT is 9092 when not given).`
+PORT is 9092 when not given).
+
+--from and --to select the batches holding offsets [from, to) of every source:
+on files through the .index/.timeindex as the broker seeks (a missing, stale
+or corrupt index is noted and scanned past), on kafka:// with ListOffsets.
+Record lines outside the range are left out. --producer-id, --producer-epoch,
+--transactional, --control and --codec select batches by their headers; --key
+and --key-regex select records (and the batches holding them).`
 
 // Flags are a command's source flags: the kafka:// flags Add gives it,
 // and the remote-store flags (AddRemote) it has or inherits.
 type Flags struct {
 	from, to      string
+	producerID    int64
+	producerEpoch int
+	transactional bool
+	control       bool
+	key           string
+	keyRegex      string
+	codecs        []string
+	notes         func() io.Writer
 	commandConfig string
 	tls           bool
 	tlsCA         string
@@ -39,8 +59,15 @@ type Flags struct {
 // in fs too when Options runs (cobra merges inherited flags into it).
 func (f *Flags) Add(fs *pflag.FlagSet) {
 	f.fs = fs
-	fs.StringVar(&f.from, "from", "", "kafka:// sources: first offset: earliest|latest|OFFSET|@RFC3339|@MILLIS, or -2 (earliest), -1 (latest) (default earliest)")
-	fs.StringVar(&f.to, "to", "", "kafka:// sources: end offset, exclusive, likewise (default latest: the high watermark)")
+	fs.StringVar(&f.from, "from", "", "first offset read: earliest|latest|OFFSET|@RFC3339|@MILLIS (the first record at or after the time), or -2 (earliest), -1 (latest) (default earliest)")
+	fs.StringVar(&f.to, "to", "", "end offset, exclusive, likewise (default latest: the log end, a cluster's high watermark)")
+	fs.Int64Var(&f.producerID, "producer-id", -1, "only the batches of this producer id")
+	fs.IntVar(&f.producerEpoch, "producer-epoch", -1, "only the batches of this producer epoch")
+	fs.BoolVar(&f.transactional, "transactional", false, "only transactional batches (--transactional=false: only the others)")
+	fs.BoolVar(&f.control, "control", false, "only control batches (transaction markers; --control=false: only data batches)")
+	fs.StringVar(&f.key, "key", "", "only the records with this key, and the batches holding them")
+	fs.StringVar(&f.keyRegex, "key-regex", "", "only the records whose key matches this regular expression (RE2), and the batches holding them")
+	fs.StringSliceVar(&f.codecs, "codec", nil, "only the batches compressed with these codecs: none,gzip,snappy,lz4,zstd")
 	fs.StringVar(&f.commandConfig, "command-config", "", "kafka:// sources: Kafka client properties (security.protocol, sasl.*, ssl.* with PEM files)")
 	fs.BoolVar(&f.tls, "tls", false, "kafka:// sources: connect with TLS")
 	fs.StringVar(&f.tlsCA, "tls-ca", "", "kafka:// sources: PEM file of the CA certificates to trust")
@@ -116,6 +143,9 @@ func (f *Flags) Options() (Options, error) {
 	if c.To, err = wire.ParseBound(f.to); err != nil {
 		return o, fmt.Errorf("--to %w", err)
 	}
+	if o.Query, err = f.query(); err != nil {
+		return o, err
+	}
 	if f.fetchBytes <= 0 || f.fetchBytes > wire.MaxFetchBytes {
 		return o, fmt.Errorf("--fetch-bytes %d: want 1..%d", f.fetchBytes, wire.MaxFetchBytes)
 	}
@@ -149,4 +179,70 @@ func (f *Flags) Options() (Options, error) {
 		return o, err
 	}
 	return o, nil
+}
+
+// NoteTo sends the notes of the sources (an index that could not be used)
+// to the writer w gives, as "kseg: note: ..." lines.
+func (f *Flags) NoteTo(w func() io.Writer) { f.notes = w }
+
+// changed tells that the flag named name was given.
+func (f *Flags) changed(name string) bool {
+	if f.fs == nil {
+		return false
+	}
+	fl := f.fs.Lookup(name)
+	return fl != nil && fl.Changed
+}
+
+// query is the range and filter the flags ask for.
+func (f *Flags) query() (segment.Query, error) {
+	var q segment.Query
+	var err error
+	if q.From, err = segment.ParseBound(f.from); err != nil {
+		return q, fmt.Errorf("--from %w", err)
+	}
+	if q.To, err = segment.ParseBound(f.to); err != nil {
+		return q, fmt.Errorf("--to %w", err)
+	}
+	fl := &q.Filter
+	if f.changed("producer-id") {
+		if f.producerID < -1 {
+			return q, fmt.Errorf("--producer-id %d: want a producer id (-1 for batches without one)", f.producerID)
+		}
+		fl.ProducerID, fl.HasProducerID = f.producerID, true
+	}
+	if f.changed("producer-epoch") {
+		if f.producerEpoch < -1 || f.producerEpoch > math.MaxInt16 {
+			return q, fmt.Errorf("--producer-epoch %d: want -1..%d", f.producerEpoch, math.MaxInt16)
+		}
+		fl.ProducerEpoch, fl.HasProducerEpoch = int16(f.producerEpoch), true
+	}
+	if f.changed("transactional") {
+		v := f.transactional
+		fl.Transactional = &v
+	}
+	if f.changed("control") {
+		v := f.control
+		fl.Control = &v
+	}
+	if f.changed("key") {
+		fl.Key, fl.HasKey = []byte(f.key), true
+	}
+	if f.keyRegex != "" {
+		if fl.KeyRegex, err = regexp.Compile(f.keyRegex); err != nil {
+			return q, fmt.Errorf("--key-regex: %w", err)
+		}
+	}
+	for _, name := range f.codecs {
+		c, err := batch.ParseCodec(strings.TrimSpace(name))
+		if err != nil {
+			return q, fmt.Errorf("--codec %q: want none, gzip, snappy, lz4 or zstd", name)
+		}
+		fl.Codecs = append(fl.Codecs, c)
+	}
+	if f.notes != nil {
+		notes := f.notes
+		q.Note = func(s string) { fmt.Fprintf(notes(), "kseg: note: %s\n", s) }
+	}
+	return q, nil
 }

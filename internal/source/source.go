@@ -40,6 +40,9 @@ type Options struct {
 	// Secrets are cut from any text the command prints (Redact): the SASL
 	// password.
 	Secrets []string
+	// Query is the range and filter every partition is read with
+	// (segment.Query.Apply); its bounds are Wire's too.
+	Query segment.Query
 }
 
 // Redact replaces every secret of o in s.
@@ -85,8 +88,16 @@ func (s *Set) Redact(text string) string { return s.opts.Redact(text) }
 // directories, kafka://, lts:// and s3:// sources) into partitions as
 // segment.Partitions does for paths: merged when reached twice, sorted by
 // topic, partition and directory.
+//
+// With an active query (--from, --to, filters) every partition comes with
+// its window: the segments outside it are left out, and the others seek
+// to it when opened.
 func (s *Set) Partitions(args []string) ([]segment.Partition, error) {
-	return segment.PartitionsVia(args, s.resolve)
+	parts, err := segment.PartitionsVia(args, s.resolve)
+	if err != nil {
+		return nil, err
+	}
+	return s.opts.Query.Apply(parts)
 }
 
 // resolve is the segment.Resolver of the URL arguments.

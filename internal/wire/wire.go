@@ -38,53 +38,25 @@ var (
 	ErrPartition    = errors.New("partition could not be read")
 )
 
-// Bound is one end of the offset range read: the log start, the high
-// watermark, an offset, or the first offset at or after a time.
-type Bound struct {
-	Kind   BoundKind
-	Offset int64 // BoundOffset
-	Millis int64 // BoundTime
-}
+// Bound is one end of the offset range read (segment.Bound): the log
+// start, the high watermark, an offset, or the first offset at or after a
+// time (ListOffsets by timestamp).
+type Bound = segment.Bound
 
 // BoundKind says how a Bound is resolved.
-type BoundKind int
+type BoundKind = segment.BoundKind
 
 // The kinds of Bound.
 const (
-	BoundDefault  BoundKind = iota // --from: earliest; --to: latest
-	BoundEarliest                  // the log start offset
-	BoundLatest                    // the high watermark
-	BoundOffset                    // an absolute offset
-	BoundTime                      // ListOffsets by timestamp
+	BoundDefault  = segment.BoundDefault
+	BoundEarliest = segment.BoundEarliest
+	BoundLatest   = segment.BoundLatest
+	BoundOffset   = segment.BoundOffset
+	BoundTime     = segment.BoundTime
 )
 
-// ParseBound reads earliest|latest|OFFSET|@RFC3339|@MILLIS, and Kafka's
-// ListOffsets codes -2 (earliest) and -1 (latest) as its tools take them.
-func ParseBound(s string) (Bound, error) {
-	switch {
-	case s == "":
-		return Bound{}, nil
-	case s == "earliest" || s == "-2":
-		return Bound{Kind: BoundEarliest}, nil
-	case s == "latest" || s == "-1":
-		return Bound{Kind: BoundLatest}, nil
-	case strings.HasPrefix(s, "@"):
-		v := s[1:]
-		if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms >= 0 {
-			return Bound{Kind: BoundTime, Millis: ms}, nil
-		}
-		t, err := time.Parse(time.RFC3339Nano, v)
-		if err != nil {
-			return Bound{}, fmt.Errorf("%q: want @RFC3339 (@2026-01-02T15:04:05Z) or @milliseconds since the epoch", s)
-		}
-		return Bound{Kind: BoundTime, Millis: t.UnixMilli()}, nil
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 {
-		return Bound{}, fmt.Errorf("%q: want earliest (-2), latest (-1), an offset, or @time", s)
-	}
-	return Bound{Kind: BoundOffset, Offset: n}, nil
-}
+// ParseBound is segment.ParseBound.
+func ParseBound(s string) (Bound, error) { return segment.ParseBound(s) }
 
 // Config is how sources are reached and what range of each is read.
 type Config struct {
@@ -259,7 +231,7 @@ func (cc *Cluster) Partitions(arg string, u URL) ([]segment.Partition, error) {
 			pr := &partReader{cc: cc, topic: td.Topic, id: td.ID, partition: r.partition, leader: r.leader, from: r.from, to: r.to}
 			name := fmt.Sprintf("kafka://%s/%s-%d/%020d.log", strings.Join(u.Brokers, ","), td.Topic, r.partition, r.from)
 			pr.name = name
-			seg := segment.Segment{Path: name, BaseOffset: r.from, Size: 0, Open: pr.open}
+			seg := segment.Segment{Path: name, BaseOffset: r.from, Size: 0, Open: pr.open, Ranged: true}
 			out = append(out, segment.NewRemotePartition(td.Topic, r.partition, name[:strings.LastIndex(name, "/")], []segment.Segment{seg}))
 		}
 	}
