@@ -37,8 +37,12 @@ const (
 	// FormatKseg is kafka-dump-log's layout plus kseg's forensic extras
 	// (header values, binary-safe content, codec sniffing, index checks).
 	FormatKseg
-	// FormatJSON is one JSON object per line.
+	// FormatJSON is one JSON object per line (schema 2: a "file" object
+	// opens each file; docs/json.md).
 	FormatJSON
+	// FormatJSONv1 is schema 1 of the JSON form: the file named on every
+	// object, no "file" objects.
+	FormatJSONv1
 )
 
 // DumpOptions mirrors kafka-dump-log's options plus kseg's.
@@ -149,8 +153,8 @@ func (o *orderedMap[V]) javaKeys() []string {
 // NewDumper writes the dump to stdout and summaries/warnings to stderr.
 func NewDumper(opts DumpOptions, stdout, stderr io.Writer) *Dumper {
 	d := &Dumper{opts: opts, out: bufio.NewWriterSize(stdout, 256<<10), errw: stderr, workers: runtime.GOMAXPROCS(0)}
-	if opts.Format == FormatJSON {
-		d.json = &jsonWriter{w: d.out}
+	if opts.Format == FormatJSON || opts.Format == FormatJSONv1 {
+		d.json = &jsonWriter{w: d.out, v1: opts.Format == FormatJSONv1}
 	}
 	d.f.init(&d.opts, d.out, d.json, opts.Parser)
 	d.f.offsets = &d.offsets
@@ -277,6 +281,8 @@ func (d *Dumper) Dump(seg segment.Segment) error {
 func (d *Dumper) dumpFile(name string) error {
 	if d.json == nil {
 		d.printf("Dumping %s\n", javaFileString(name))
+	} else {
+		d.json.file(name)
 	}
 	switch fileSuffix(name) {
 	case ".log", ".checkpoint":
@@ -388,6 +394,8 @@ func (d *Dumper) dumpLog(name string) error {
 func (d *Dumper) dumpSource(src segment.Source) error {
 	if d.json == nil {
 		d.printf("Dumping %s\n", javaFileString(src.Name))
+	} else {
+		d.json.file(src.Name)
 	}
 	if r, ok := src.R.(OffsetRanger); ok {
 		from, to := r.OffsetRange()

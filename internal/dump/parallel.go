@@ -267,7 +267,7 @@ func (d *Dumper) newChunkFormatter() *formatter {
 	f := &formatter{}
 	var jw *jsonWriter
 	if d.json != nil {
-		jw = &jsonWriter{}
+		jw = &jsonWriter{v1: d.json.v1}
 	}
 	p := d.opts.Parser
 	if p != nil {
