@@ -2,10 +2,12 @@ package content
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 const hexUpper = "0123456789ABCDEF"
@@ -18,7 +20,13 @@ const hexUpper = "0123456789ABCDEF"
 func appendJSONString[S ~string | ~[]byte](dst []byte, s S) []byte {
 	dst = append(dst, '"')
 	start := 0
-	i := jsonSafePrefix(s)
+	i := 0
+	switch v := any(s).(type) {
+	case string:
+		i = jsonSafePrefix(unsafe.Slice(unsafe.StringData(v), len(v)))
+	case []byte:
+		i = jsonSafePrefix(v)
+	}
 	for ; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
@@ -52,12 +60,11 @@ func appendJSONString[S ~string | ~[]byte](dst []byte, s S) []byte {
 // jsonSafePrefix is the length of s's prefix that JSON keeps as it is,
 // to a multiple of 8 bytes: it tests 8 bytes at a time for a control
 // character, '"' or '\\' (the ASCII fast path of appendJSONString).
-func jsonSafePrefix[S ~string | ~[]byte](s S) int {
+func jsonSafePrefix(b []byte) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
 		q, bs := x^(ones*'"'), x^(ones*'\\')
 		// A byte below 0x20, or one equal to '"' or '\\' (zero after the xor).
 		if ((x-ones*0x20)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0 {

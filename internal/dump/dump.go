@@ -184,6 +184,7 @@ type formatter struct {
 	// Record lines repeat or step numbers by one; formatting them from
 	// the previous line's digits is most of the cost of a record line.
 	offDigits, tsDigits, seqDigits decimalCache
+	posDigits                      decimalCache // the JSON form's batch_position
 	offsets                        *offsetTrack
 	// capped is a parallel chunk's output: once over its cap, the rest
 	// of the batch is not formatted (the writer does it).

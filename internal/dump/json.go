@@ -173,15 +173,24 @@ func (jw *jsonWriter) batch(name string, e *segment.Batch, raw []byte, shown off
 func (jw *jsonWriter) record(d *formatter, name string, e *segment.Batch, off, ts int64, seq int32, r *batch.Record, control bool) error {
 	jw.body("record", name)
 	j := &jw.j
-	j.Int("batch_position", e.Pos)
-	j.Int("offset", off)
-	j.Str("timestamp_type", e.Header.TimestampType().String())
-	j.Int("timestamp", ts)
-	j.Int("key_size", int64(r.KeySize()))
-	j.Int("value_size", int64(r.ValueSize()))
-	j.Int("sequence", int64(seq))
-	j.Key("headers")
-	j.B = append(j.B, '[')
+	// The fields are written as the text form writes its line: constant
+	// keys appended whole, and the numbers that repeat or step by one
+	// from the formatter's digit caches.
+	b := append(j.B, `,"batch_position":`...)
+	b = d.posDigits.append(b, e.Pos)
+	b = append(b, `,"offset":`...)
+	b = d.offDigits.append(b, off)
+	b = append(b, `,"timestamp_type":"`...)
+	b = append(b, e.Header.TimestampType().String()...)
+	b = append(b, `","timestamp":`...)
+	b = d.tsDigits.append(b, ts)
+	b = append(b, `,"key_size":`...)
+	b = strconv.AppendInt(b, int64(r.KeySize()), 10)
+	b = append(b, `,"value_size":`...)
+	b = strconv.AppendInt(b, int64(r.ValueSize()), 10)
+	b = append(b, `,"sequence":`...)
+	b = d.seqDigits.append(b, int64(seq))
+	j.B = append(b, `,"headers":[`...)
 	for i, h := range r.Headers {
 		if i > 0 {
 			j.B = append(j.B, ',')
