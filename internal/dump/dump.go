@@ -189,10 +189,23 @@ type formatter struct {
 	// capped is a parallel chunk's output: once over its cap, the rest
 	// of the batch is not formatted (the writer does it).
 	capped *byteSink
+	// Workers' formatters are written on every record: the pad keeps
+	// the end of one off the cache line of whatever the allocator put
+	// after it (see cacheLine).
+	_ [cacheLine]byte
 }
+
+// cacheLine is the size of a cache line on the machines kseg runs on.
+// What a parallel dump's workers write per record (formatters, chunks,
+// digit buffers) is padded or sized to it, so two workers never write
+// the same line (false sharing slowed a quarter of 2-CPU runs by 25-50%).
+const cacheLine = 64
 
 func (f *formatter) init(opts *DumpOptions, out sink, json *jsonWriter, parser content.Parser) {
 	f.opts, f.out, f.json, f.parser = opts, out, json, parser
+	for _, c := range []*decimalCache{&f.offDigits, &f.tsDigits, &f.seqDigits, &f.posDigits} {
+		c.b = make([]byte, 0, cacheLine) // a size class of its own lines: no neighbour to share one with
+	}
 	f.dec.Max = opts.MaxDecompressed
 	f.br.Decompressor.Max = opts.MaxDecompressed
 }

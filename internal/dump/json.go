@@ -26,6 +26,7 @@ type jsonWriter struct {
 	v1 bool // schema 1: "file" on every object
 	// scratch holds a rendered field that needs escaping (rare).
 	scratch []byte
+	_       [cacheLine]byte // workers write j per record
 }
 
 // JSONSchema is the version of kseg dump's NDJSON schema that "file"
