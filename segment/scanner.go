@@ -73,6 +73,10 @@ type scanner struct {
 	err   error
 	done  bool
 	block int
+	// ra reads the next block ahead (Options.ReadAhead, local files);
+	// nil when off. Its buffers outlive reset, like buf.
+	ra   *readAhead
+	raOn bool
 	// maxDecompressed is Options.MaxDecompressed (0: the default); it
 	// also bounds the entries bytes will hold (maxEntry).
 	maxDecompressed int
@@ -96,11 +100,14 @@ func (s *scanner) maxEntry() int64 {
 
 // reset points the scanner at a new source, keeping its buffer.
 func (s *scanner) reset(r io.ReaderAt, size int64, name string) {
-	buf, block, md := s.buf, s.block, s.maxDecompressed
+	buf, block, md, ra := s.buf, s.block, s.maxDecompressed, s.ra
 	if block == 0 {
 		block = blockSize
 	}
-	*s = scanner{r: r, name: name, end: size, buf: buf, block: block, maxDecompressed: md}
+	if ra != nil {
+		ra.wait() // its buffers are reused
+	}
+	*s = scanner{r: r, name: name, end: size, buf: buf, block: block, maxDecompressed: md, ra: ra}
 	if size < 0 {
 		s.end, s.open = math.MaxInt64, true
 	}
@@ -119,6 +126,14 @@ func (s *scanner) window(off int64, n int) ([]byte, error) {
 		i := int(off - s.winStart)
 		return s.buf[i : i+n], nil
 	}
+	if s.raOn {
+		if b, ok := s.ra.use(s, off, n); ok {
+			return b, nil
+		}
+		if cap(s.ra.cur) > 0 {
+			s.buf = s.ra.cur[:cap(s.ra.cur)]
+		}
+	}
 	want := s.block
 	if n > want {
 		want = n
@@ -134,6 +149,14 @@ func (s *scanner) window(off int64, n int) ([]byte, error) {
 	}
 	s.buf = s.buf[:want]
 	m, err := s.r.ReadAt(s.buf, off)
+	if s.raOn {
+		s.ra.cur = s.buf[:cap(s.buf)]
+		defer func() {
+			if s.winLen > 0 && s.winStart == off {
+				s.ra.start(s)
+			}
+		}()
+	}
 	if s.open && err == io.EOF {
 		// A source of unknown size ends at the first read that reaches
 		// its end.
