@@ -121,3 +121,39 @@ func TestReadAheadSameEntries(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkVerifyCRCFile: a stream with VerifyCRC over a 32 MiB file in
+// the page cache, reading each block itself and with ReadAhead (audit's
+// path: the copy out of the page cache on another core).
+func BenchmarkVerifyCRCFile(b *testing.B) {
+	data := benchSegments(b)[batch.CodecNone]
+	path := filepath.Join(b.TempDir(), "00000000000000000000.log")
+	if err := os.WriteFile(path, data, 0o444); err != nil {
+		b.Fatal(err)
+	}
+	for _, ra := range []bool{false, true} {
+		name := "read-ahead=off"
+		if ra {
+			name = "read-ahead=on"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			st := &Stream{}
+			st.SetOptions(Options{VerifyCRC: true, KeepGoing: true, ReadAhead: ra})
+			for b.Loop() {
+				if err := st.OpenFile(path, 0); err != nil {
+					b.Fatal(err)
+				}
+				n := 0
+				for st.Next() {
+					n++
+				}
+				if st.Err() != nil || n == 0 {
+					b.Fatal(st.Err(), n)
+				}
+				st.Close()
+			}
+		})
+	}
+}
