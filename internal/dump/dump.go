@@ -445,11 +445,8 @@ func (r offsetRange) holds(off int64) bool { return !r.on || (off >= r.from && o
 func (d *Dumper) streamOptions() segment.Options {
 	// kseg's forms fail when valid batches follow a quiet stop
 	// (segment.TrailingError); the --files form says what Kafka says.
-	// With workers, the next block of a file is read on another
-	// goroutine: the reader, which frames and copies batches into chunks
-	// on its own, is then not also the one copying out of the page cache.
 	return segment.Options{KeepGoing: d.opts.KeepGoing, MaxDecompressed: d.opts.MaxDecompressed, OnRegion: d.region,
-		LenientTail: d.opts.KafkaTail, ReadAhead: d.workers > 1 && !d.opts.KeepGoing}
+		LenientTail: d.opts.KafkaTail}
 }
 
 // logHeader prints the line kafka-dump-log prints before a log's batches.
