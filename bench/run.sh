@@ -106,7 +106,6 @@ echo "== kseg library paths (bench/driver)"
 drv headers "$big"; hdr_mbs=$rate
 drv headers "$small"; hdr1k_mbs=$rate
 drv crcscan "$big"; crcscan_mbs=$rate
-drv crcscanra "$big"; crcscanra_mbs=$rate   # ... reading the next block on another goroutine (audit's path)
 drv crcmmap "$big"; crcmmap_mbs=$rate      # the CRC path without a copy: mmap (4 KiB page faults)
 drv crcmmappop "$big"                       # ... with MAP_POPULATE
 echo "-- what bounds the CRC scan, one run (bench/driver crcpath)"
@@ -240,7 +239,6 @@ fi
 echo "== against the targets"
 echo "header scan / sequential read:  $(ratio "$hdr_mbs" "$read_mbs")  (target >= 0.60; 1 KiB batches: $(ratio "$hdr1k_mbs" "$read_mbs"))"
 echo "CRC scan / raw CRC-32C:         $(ratio "$crcscan_mbs" "$crc_mbs")  (target >= 0.70; vs CRC streaming from RAM: $(ratio "$crcscan_mbs" "$crcmem_mbs"))"
-echo "  with read-ahead:              $(ratio "$crcscanra_mbs" "$crc_mbs")"
 [ -n "$kafka_mbs" ] && echo "deep+print-data-log vs kafka:   $(ratio "$kafka_deep_sec" "$kseg_deep_mean")x on $what (target >= 40x)"
 [ -n "${kafka_lines_mbs:-}" ] && echo "batch lines vs kafka:           $(ratio "$kafka_lines_sec" "$kseg_lines_mean")x on $what, 1 KiB batches (target >= 25x)"
 echo "audit / CRC-32C in cache:       $(awk -v s="$size" -v r="$crc_mbs" -v a="$audit_sec" 'BEGIN { printf "%.2f", s / r / 1e6 / a }')  (CRC seconds / audit seconds, 2 CPUs; target >= 0.45)"

@@ -75,10 +75,6 @@ type scanner struct {
 	err   error
 	done  bool
 	block int
-	// ra reads the next block ahead (Options.ReadAhead, local files);
-	// nil when off. Its buffers outlive reset, like buf.
-	ra   *readAhead
-	raOn bool
 	// maxDecompressed is Options.MaxDecompressed (0: the default); it
 	// also bounds the entries bytes will hold (maxEntry).
 	maxDecompressed int
@@ -102,14 +98,11 @@ func (s *scanner) maxEntry() int64 {
 
 // reset points the scanner at a new source, keeping its buffer.
 func (s *scanner) reset(r io.ReaderAt, size int64, name string) {
-	own, block, md, ra := s.own, s.block, s.maxDecompressed, s.ra
+	own, block, md := s.own, s.block, s.maxDecompressed
 	if block == 0 {
 		block = blockSize
 	}
-	if ra != nil {
-		ra.wait() // its buffers are reused
-	}
-	*s = scanner{r: r, name: name, end: size, own: own, block: block, maxDecompressed: md, ra: ra}
+	*s = scanner{r: r, name: name, end: size, own: own, block: block, maxDecompressed: md}
 	s.slicer, _ = r.(Slicer)
 	if size < 0 {
 		s.end, s.open = math.MaxInt64, true
@@ -143,14 +136,7 @@ func (s *scanner) window(off int64, n int) ([]byte, error) {
 			return b[:n], nil
 		}
 	}
-	if s.raOn {
-		if b, ok := s.ra.use(s, off, n); ok {
-			return b, nil
-		}
-		s.buf = s.ra.cur[:cap(s.ra.cur)]
-	} else {
-		s.buf = s.own
-	}
+	s.buf = s.own
 	want := s.block
 	if s.slicer != nil {
 		want = 0 // the Slicer serves the bytes; this read only says why it could not
@@ -168,18 +154,8 @@ func (s *scanner) window(off int64, n int) ([]byte, error) {
 		s.buf = make([]byte, want)
 	}
 	s.buf = s.buf[:want]
-	if !s.raOn {
-		s.own = s.buf
-	}
+	s.own = s.buf
 	m, err := s.r.ReadAt(s.buf, off)
-	if s.raOn {
-		s.ra.cur = s.buf[:cap(s.buf)]
-		defer func() {
-			if s.winLen > 0 && s.winStart == off {
-				s.ra.start(s)
-			}
-		}()
-	}
 	if s.open && err == io.EOF {
 		// A source of unknown size ends at the first read that reaches
 		// its end.

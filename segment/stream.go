@@ -76,11 +76,6 @@ type Options struct {
 	// followed by entries that frame with valid checksums is an error
 	// (*TrailingError), since the log is corrupt there, not torn.
 	LenientTail bool
-	// ReadAhead reads a local file's next block on another goroutine
-	// while the current one is framed (and checked): for a scan that
-	// reads a file once from start to end with work per byte, such as
-	// VerifyCRC's (audit).
-	ReadAhead bool
 }
 
 // Region is a span skipped under KeepGoing: [From, To). Resumed is false
@@ -197,12 +192,6 @@ func (s *Stream) OpenFile(path string, maxBytes int64) error {
 	}
 	s.Reset(Source{Name: path, R: f, Size: size})
 	s.closer = f
-	if s.opts.ReadAhead {
-		if s.sc.ra == nil {
-			s.sc.ra = &readAhead{}
-		}
-		s.sc.raOn = true
-	}
 	return nil
 }
 

@@ -7,7 +7,6 @@
 //	driver crcmem FILE   CRC-32C over the file's first 256 MiB from memory, repeated (memory-bound)
 //	driver headers FILE  segment.Stream: frame every batch, decode headers
 //	driver crcscan FILE  frame every batch and verify its CRC
-//	driver crcscanra FILE  the same with segment.Options.ReadAhead (the copy on another core)
 //	driver deep FILE     decompress and decode every record
 //	driver codec FILE    decompress every batch's payload only (the codec library alone)
 //	driver codecdeep FILE [ROUNDS]  the codec library alone (payloads preloaded, every
@@ -194,11 +193,7 @@ func crcBuffer(path string, mem bool) (int64, error) {
 // scanSegment streams the segment at path and does mode's work on each
 // batch: headers only, crcscan, codec (decompress) or deep (every record).
 func scanSegment(mode, path string) (int64, error) {
-	opts := segment.Options{}
-	if mode == "crcscanra" {
-		mode, opts.ReadAhead = "crcscan", true // the next block read on another goroutine (audit's path)
-	}
-	f, err := segment.OpenFile(path, 0, opts)
+	f, err := segment.OpenFile(path, 0, segment.Options{})
 	if err != nil {
 		return 0, err
 	}

@@ -287,7 +287,7 @@ func at(code Code, sev Severity, file string, pos int64, h *batch.Header) Findin
 }
 
 func (a *auditor) scanFile(i int, path string) error {
-	opts := segment.Options{KeepGoing: true, VerifyCRC: !a.opts.SkipCRC, OnRegion: a.region, ReadAhead: true}
+	opts := segment.Options{KeepGoing: true, VerifyCRC: !a.opts.SkipCRC, OnRegion: a.region}
 	seg := segment.Segment{Path: path}
 	if a.p.Remote != nil {
 		seg = a.p.Remote[i]
