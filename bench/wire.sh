@@ -7,13 +7,20 @@
 #   bench/wire.sh                       # needs kcat (Debian package kcat), JDK 17+, Maven for the jars
 #   RECORDS=1000000 bench/wire.sh       # a smaller topic
 #   KEEP=1 bench/wire.sh                # keep the broker's directory (printed)
+#   KSEG_BEFORE=/path/to/old/kseg bench/wire.sh  # also an older binary, alternating with this one
+#   ROUNDS=3 bench/wire.sh              # kseg rows, alternated, this many times (1)
+#   QUICK=1 bench/wire.sh               # kseg rows only (no kcat, no console consumer)
+#
+# Each row also prints CPU seconds (user + system) and CPU seconds per GB of log: the
+# figure beside "kseg count (files)", the same log read from the broker's directory,
+# is what the wire path costs over reading files (target: within 3x).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 source "$root/oracle/infra/common.sh"
 oracle_fetch
 N=${RECORDS:-10000000}
-command -v kcat >/dev/null || { echo "kcat not found: apt-get install kcat" >&2; exit 2; }
+[ -n "${QUICK:-}" ] || command -v kcat >/dev/null || { echo "kcat not found: apt-get install kcat" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "GNU time not found: apt-get install time" >&2; exit 2; }
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kseg-wire-bench.XXXXXX")
@@ -37,14 +44,22 @@ measure() { # LABEL CMD...: one run; prints seconds and peak RSS
   local label=$1 name
   name=$(echo "$1" | tr -c 'a-zA-Z0-9\n' '_')
   shift
-  /usr/bin/time -f "%e %M" -o "$WORK/time.$name" "$@" >"$WORK/out.$name" 2>"$WORK/err.$name" || {
+  /usr/bin/time -f "%e %M %U %S" -o "$WORK/time.$name" "$@" >"$WORK/out.$name" 2>"$WORK/err.$name" || {
     echo "$name failed:" >&2; tail -n 5 "$WORK/err.$name" >&2; return 1; }
-  read -r secs kib <"$WORK/time.$name"
-  printf "%-28s %8.2f s %8.1f MiB peak RSS %8.1f MB/s\n" "$label" "$secs" "$(echo "$kib / 1024" | bc -l)" \
-    "$(echo "$log_bytes / 1000000 / $secs" | bc -l)"
+  read -r secs kib usr sys <"$WORK/time.$name"
+  cpu=$(echo "$usr + $sys" | bc -l)
+  printf "%-36s %8.2f s %8.1f MiB peak RSS %8.1f MB/s %7.2f CPU-s %6.2f CPU-s/GB\n" "$label" "$secs" "$(echo "$kib / 1024" | bc -l)" \
+    "$(echo "$log_bytes / 1000000 / $secs" | bc -l)" "$cpu" "$(echo "$cpu * 1000000000 / $log_bytes" | bc -l)"
 }
-measure "kseg count kafka://" "$WORK/kseg" count "kafka://$B/bench"
-measure "kseg count --fetch-bytes 4M" "$WORK/kseg" count --fetch-bytes 4194304 "kafka://$B/bench"
+before=${KSEG_BEFORE:-}
+for _ in $(seq "${ROUNDS:-1}"); do
+  measure "kseg count kafka://" "$WORK/kseg" count "kafka://$B/bench"
+  [ -n "$before" ] && measure "  before: kseg count kafka://" "$before" count "kafka://$B/bench"
+  measure "kseg count --fetch-bytes 4M" "$WORK/kseg" count --fetch-bytes 4194304 "kafka://$B/bench"
+  [ -n "$before" ] && measure "  before: --fetch-bytes 4M" "$before" count --fetch-bytes 4194304 "kafka://$B/bench"
+  measure "kseg count (files)" "$WORK/kseg" count "$WORK/logs/bench-0"
+done
+[ -n "${QUICK:-}" ] && exit 0
 measure "kcat -C -e -o beginning" kcat -C -b "$B" -t bench -o beginning -e -q
 measure "kafka-console-consumer" "$JAVA" -Xmx512M -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
   -XX:InitiatingHeapOccupancyPercent=35 -Djava.awt.headless=true \

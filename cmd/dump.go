@@ -43,6 +43,7 @@ Options (kafka-dump-log's):
 Options (kseg's):
   --format text|kseg|json    text is kafka-dump-log's; kseg adds header values,
                              codec sniffing and index invariant checks; json is NDJSON
+                             (schema 2; json-v1: the file named on every object)
   --json                     short for --format json
   --key-decoder NAME         string|int|long|hex|base64|none
   --value-decoder NAME       likewise for values
@@ -119,7 +120,7 @@ func newDumpCmd() *cobra.Command {
 // dumpFlagValues are the values shells complete for dump's enumerated
 // flags (its help lists the same).
 var dumpFlagValues = map[string][]string{
-	"--format":         {formatText, "kseg", formatJSON},
+	"--format":         {formatText, "kseg", formatJSON, "json-v1"},
 	"--key-decoder":    {"string", "int", "long", "hex", "base64", "none"},
 	"--value-decoder":  {"string", "int", "long", "hex", "base64", "none"},
 	"--from":           flagValues["from"],

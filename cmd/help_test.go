@@ -107,7 +107,7 @@ func TestFlagValueCompletion(t *testing.T) {
 		{[]string{"explain", "--format", "j"}, "json\n"},
 		{[]string{"count", "--from", ""}, "earliest\nlatest\n"},
 		// dump parses its own flags; its values complete all the same
-		{[]string{"dump", "--format", ""}, "text\nkseg\njson\n"},
+		{[]string{"dump", "--format", ""}, "text\nkseg\njson\njson-v1\n"},
 		{[]string{"dump", "x.log", "--value-decoder", "s"}, "string\n"},
 		{[]string{"dump", "--from", "e"}, "earliest\n"},
 	} {

@@ -2,10 +2,12 @@ package content
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 const hexUpper = "0123456789ABCDEF"
@@ -18,7 +20,14 @@ const hexUpper = "0123456789ABCDEF"
 func appendJSONString[S ~string | ~[]byte](dst []byte, s S) []byte {
 	dst = append(dst, '"')
 	start := 0
-	for i := 0; i < len(s); i++ {
+	i := 0
+	switch v := any(s).(type) {
+	case string:
+		i = jsonSafePrefix(unsafe.Slice(unsafe.StringData(v), len(v)))
+	case []byte:
+		i = jsonSafePrefix(v)
+	}
+	for ; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
@@ -47,6 +56,36 @@ func appendJSONString[S ~string | ~[]byte](dst []byte, s S) []byte {
 	dst = append(dst, []byte(s[start:])...)
 	return append(dst, '"')
 }
+
+// jsonSafePrefix is the length of s's prefix that JSON keeps as it is,
+// to a multiple of 8 bytes: it tests 8 bytes at a time for a control
+// character, '"' or '\\' (the ASCII fast path of appendJSONString).
+func jsonSafePrefix(b []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, bs := x^(ones*'"'), x^(ones*'\\')
+		// A byte below 0x20, or one equal to '"' or '\\' (zero after the xor).
+		if ((x-ones*0x20)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0 {
+			break
+		}
+	}
+	return i
+}
+
+// JSONSafe tells that b, valid UTF-8, needs no escaping in a JSON string.
+func JSONSafe(b []byte) bool {
+	for i := jsonSafePrefix(b); i < len(b); i++ {
+		if c := b[i]; c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// AppendJSONBytes is AppendJSONString for bytes (valid UTF-8).
+func AppendJSONBytes(dst, b []byte) []byte { return appendJSONString(dst, b) }
 
 // appendJSONJavaString appends the Java decoding of the UTF-8 bytes b as a
 // JSON string, without allocating when b is valid UTF-8.

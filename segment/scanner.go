@@ -64,9 +64,11 @@ type scanner struct {
 	// the end yet; end is math.MaxInt64 until one does.
 	open bool
 
-	buf      []byte
+	buf      []byte // the window: own's bytes, or a Slicer's in place
+	own      []byte // the buffer reads go to (never a Slicer's bytes)
 	winStart int64
 	winLen   int
+	slicer   Slicer // r, when it serves bytes in place
 
 	pos   int64  // next entry position
 	entry *frame // where next frames to (the stream's current batch)
@@ -96,11 +98,12 @@ func (s *scanner) maxEntry() int64 {
 
 // reset points the scanner at a new source, keeping its buffer.
 func (s *scanner) reset(r io.ReaderAt, size int64, name string) {
-	buf, block, md := s.buf, s.block, s.maxDecompressed
+	own, block, md := s.own, s.block, s.maxDecompressed
 	if block == 0 {
 		block = blockSize
 	}
-	*s = scanner{r: r, name: name, end: size, buf: buf, block: block, maxDecompressed: md}
+	*s = scanner{r: r, name: name, end: size, own: own, block: block, maxDecompressed: md}
+	s.slicer, _ = r.(Slicer)
 	if size < 0 {
 		s.end, s.open = math.MaxInt64, true
 	}
@@ -119,7 +122,25 @@ func (s *scanner) window(off int64, n int) ([]byte, error) {
 		i := int(off - s.winStart)
 		return s.buf[i : i+n], nil
 	}
+	if s.slicer != nil && off+int64(n) <= s.end {
+		b, err := s.slicer.Slice(off, n)
+		if err != nil {
+			s.winLen = 0
+			return nil, err
+		}
+		if len(b) >= n {
+			if rem := s.end - off; int64(len(b)) > rem {
+				b = b[:rem]
+			}
+			s.buf, s.winStart, s.winLen = b, off, len(b)
+			return b[:n], nil
+		}
+	}
+	s.buf = s.own
 	want := s.block
+	if s.slicer != nil {
+		want = 0 // the Slicer serves the bytes; this read only says why it could not
+	}
 	if n > want {
 		want = n
 	}
@@ -133,6 +154,7 @@ func (s *scanner) window(off int64, n int) ([]byte, error) {
 		s.buf = make([]byte, want)
 	}
 	s.buf = s.buf[:want]
+	s.own = s.buf
 	m, err := s.r.ReadAt(s.buf, off)
 	if s.open && err == io.EOF {
 		// A source of unknown size ends at the first read that reaches

@@ -31,9 +31,33 @@ type Source struct {
 	Window *Window
 }
 
-// BytesSource frames b in memory.
+// BytesSource frames b in memory, in place: the stream's entries are
+// slices of b, not copies (b must not change while it is framed).
 func BytesSource(name string, b []byte) Source {
-	return Source{Name: name, R: bytes.NewReader(b), Size: int64(len(b))}
+	return Source{Name: name, R: memSource{bytes.NewReader(b), b}, Size: int64(len(b))}
+}
+
+// Slicer is a Source's reader that holds its bytes in memory and can hand
+// them out in place: Slice returns the bytes from off to the end of the
+// piece that holds off, when that piece holds at least n bytes from off,
+// or nil when it does not (the stream then reads [off, off+n) with ReadAt,
+// which says why). The slice must stay as it is while the stream frames
+// from it. A fetched response (internal/wire) and BytesSource are Slicers:
+// framing them copies nothing.
+type Slicer interface {
+	Slice(off int64, n int) ([]byte, error)
+}
+
+type memSource struct {
+	*bytes.Reader
+	b []byte
+}
+
+func (m memSource) Slice(off int64, n int) ([]byte, error) {
+	if off < 0 || off+int64(n) > int64(len(m.b)) {
+		return nil, nil
+	}
+	return m.b[off:], nil
 }
 
 // Options say what a Stream does beyond framing.

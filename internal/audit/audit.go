@@ -92,6 +92,7 @@ type auditor struct {
 	opts Options
 	res  *Result
 	sum  *Summary
+	st   *segment.Stream // reused for each segment (and, from a worker, each partition)
 
 	prods    map[int64]*prodState
 	prevLast int64 // last offset of the previous batch, -1 before the first
@@ -150,7 +151,13 @@ type auditor struct {
 // be opened or read (ErrUnreadable); damaged bytes become findings. The
 // findings are in Result.Findings.
 func Run(p *Partition, opts Options) (*Result, error) {
-	r, err := audit1(p, opts, false)
+	return runWith(p, opts, &segment.Stream{})
+}
+
+// runWith is Run reading through st (a worker's stream, reused across
+// partitions and segments: its block buffer is not made again).
+func runWith(p *Partition, opts Options, st *segment.Stream) (*Result, error) {
+	r, err := audit1(p, opts, false, st)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +175,12 @@ func Run(p *Partition, opts Options) (*Result, error) {
 // they are read with Result.Each. Result.Findings starts empty. Close the
 // result to remove the file.
 func RunStream(p *Partition, opts Options) (*Result, error) {
-	return audit1(p, opts, true)
+	return audit1(p, opts, true, &segment.Stream{})
+}
+
+// runStream is RunStream reading through st (see runWith).
+func runStream(p *Partition, opts Options, st *segment.Stream) (*Result, error) {
+	return audit1(p, opts, true, st)
 }
 
 func newAuditor(p *Partition, opts Options, stream bool) *auditor {
@@ -190,8 +202,9 @@ func newAuditor(p *Partition, opts Options, stream bool) *auditor {
 	return a
 }
 
-func audit1(p *Partition, opts Options, stream bool) (*Result, error) {
+func audit1(p *Partition, opts Options, stream bool, st *segment.Stream) (*Result, error) {
 	a := newAuditor(p, opts, stream)
+	a.st = st
 	switch {
 	case opts.Compacted:
 		a.compacted("--compacted given")
@@ -282,7 +295,7 @@ func (a *auditor) scanFile(i int, path string) error {
 	if a.p.Remote != nil {
 		seg = a.p.Remote[i]
 	}
-	st := &segment.Stream{}
+	st := a.st
 	st.SetOptions(opts)
 	err := st.OpenSegment(seg, 0)
 	if err != nil {

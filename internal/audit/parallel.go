@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/kseg/kseg/segment"
 )
 
 // RunPartitions audits ps with workers goroutines (<= 0: GOMAXPROCS), one
@@ -13,7 +15,7 @@ import (
 // started are not audited.
 func RunPartitions(ps []*Partition, workers int, opts Options) ([]*Result, error) {
 	out := make([]*Result, 0, len(ps))
-	err := each(ps, workers, opts, Run, func(r *Result) error {
+	err := each(ps, workers, opts, runWith, func(r *Result) error {
 		out = append(out, r)
 		return nil
 	})
@@ -31,20 +33,24 @@ func RunPartitions(ps []*Partition, workers int, opts Options) ([]*Result, error
 // On failure, fn has had the partitions before the first failing one, and
 // the error is that partition's (or fn's).
 func Stream(ps []*Partition, workers int, opts Options, fn func(*Result) error) error {
-	return each(ps, workers, opts, RunStream, func(r *Result) error {
+	return each(ps, workers, opts, runStream, func(r *Result) error {
 		defer r.Close()
 		return fn(r)
 	})
 }
 
-func each(ps []*Partition, workers int, opts Options, run func(*Partition, Options) (*Result, error), fn func(*Result) error) error {
+// each runs audit on ps with workers goroutines, each with one stream of its
+// own reused for every segment it reads (as count's workers do: a new
+// stream per segment was a block buffer made and collected per segment).
+func each(ps []*Partition, workers int, opts Options, audit func(*Partition, Options, *segment.Stream) (*Result, error), fn func(*Result) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, max(len(ps), 1))
 	if workers == 1 {
+		st := &segment.Stream{}
 		for _, p := range ps {
-			r, err := run(p, opts)
+			r, err := audit(p, opts, st)
 			if err != nil {
 				return err
 			}
@@ -71,9 +77,10 @@ func each(ps []*Partition, workers int, opts Options, run func(*Partition, Optio
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			st := &segment.Stream{}
 			for i := range jobs {
 				if !stop.Load() {
-					slots[i].r, slots[i].err = run(ps[i], opts)
+					slots[i].r, slots[i].err = audit(ps[i], opts, st)
 				}
 				close(slots[i].done)
 			}

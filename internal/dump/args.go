@@ -258,6 +258,8 @@ func (a *Args) formatOption(o *option) error {
 		a.Opts.Format = FormatKseg
 	case "json":
 		a.Opts.Format = FormatJSON
+	case "json-v1":
+		a.Opts.Format = FormatJSONv1 // the schema before file objects (docs/json.md)
 	default:
 		return fmt.Errorf("--format wants text, kseg or json, got %q", v)
 	}

@@ -66,6 +66,31 @@ func BenchmarkDumpBatches(b *testing.B) {
 	benchDump(b, log, size, DefaultDumpOptions())
 }
 
+var (
+	bench1kOnce sync.Once
+	bench1kPath string
+)
+
+// BenchmarkDumpBatchLines1K: batch lines of ~1 KiB batches (9 records of
+// 100 bytes), the per-batch cost of the header path on 2 workers.
+func BenchmarkDumpBatchLines1K(b *testing.B) {
+	bench1kOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "kseg-bench-1k")
+		if err != nil {
+			b.Fatal(err)
+		}
+		bench1kPath = filepath.Join(dir, "00000000000000000000.log")
+		if err := os.WriteFile(bench1kPath, genSegment(b, 32000, 9, 100, batch.CodecNone), 0o444); err != nil {
+			b.Fatal(err)
+		}
+	})
+	st, err := os.Stat(bench1kPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchDump(b, bench1kPath, st.Size(), DefaultDumpOptions())
+}
+
 // BenchmarkDumpDeepPrintDataLog: --deep-iteration --print-data-log to io.Discard.
 func BenchmarkDumpDeepPrintDataLog(b *testing.B) {
 	log, _, size := benchFiles(b)

@@ -70,7 +70,7 @@ func FuzzDump(f *testing.F) {
 	const path = "fuzz-0/00000000000000000000.log"
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
 		orig := bytes.Clone(data)
-		format := Format(mode % 3)
+		format := Format(mode % 4)
 		keepGoing := mode&4 != 0
 		d := NewDumper(fuzzDumpOptions(t, format, keepGoing), io.Discard, io.Discard)
 		err := d.Dump(segment.Segment{Path: path, Open: func() (segment.Source, io.Closer, error) {

@@ -289,27 +289,27 @@ func (d *Dumper) dumpTxnIndex(name string) error {
 }
 
 func (jw *jsonWriter) indexStatus(name, status string) {
-	jw.begin("index_status", name)
+	jw.body("index_status", name)
 	jw.j.Str("status", status)
 	jw.end()
 }
 
 func (jw *jsonWriter) indexEntry(name string, off, pos int64) {
-	jw.begin("index_entry", name)
+	jw.body("index_entry", name)
 	jw.j.Int("offset", off)
 	jw.j.Int("position", pos)
 	jw.end()
 }
 
 func (jw *jsonWriter) timeIndexEntry(name string, ts, off int64) {
-	jw.begin("time_index_entry", name)
+	jw.body("time_index_entry", name)
 	jw.j.Int("timestamp", ts)
 	jw.j.Int("offset", off)
 	jw.end()
 }
 
 func (jw *jsonWriter) abortedTxn(name string, t index.AbortedTxn) {
-	jw.begin("aborted_txn", name)
+	jw.body("aborted_txn", name)
 	jw.j.Int("version", int64(t.Version()))
 	jw.j.Int("producer_id", t.ProducerID)
 	jw.j.Int("first_offset", t.FirstOffset)
@@ -319,7 +319,7 @@ func (jw *jsonWriter) abortedTxn(name string, t index.AbortedTxn) {
 }
 
 func (jw *jsonWriter) producerEntry(name string, e index.ProducerEntry) {
-	jw.begin("producer_state", name)
+	jw.body("producer_state", name)
 	j := &jw.j
 	j.Int("producer_id", e.ProducerID)
 	j.Int("producer_epoch", int64(e.Epoch))

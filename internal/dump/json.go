@@ -15,15 +15,80 @@ import (
 // jsonWriter emits kseg's NDJSON dump schema (documented in docs/json.md,
 // "kseg dump --format json"). Keys are snake_case; offsets and ids are numbers; byte
 // strings are UTF-8 text when valid, else base64 with an *_encoding field.
+//
+// Schema 2 (the default) opens each file with a "file" object and leaves
+// the file's name off the objects of its body (batches, records, index
+// entries, ...), which follow it; findings and skipped files still name
+// theirs. Schema 1 (--format json-v1) names the file on every object and
+// writes no "file" object.
 type jsonWriter struct {
-	w sink
-	j jsonobj.Obj
+	w  sink
+	j  jsonobj.Obj
+	v1 bool // schema 1: "file" on every object
+	// scratch holds a rendered field that needs escaping (rare).
+	scratch []byte
+	_       [cacheLine]byte // workers write j per record
 }
 
+// JSONSchema is the version of kseg dump's NDJSON schema that "file"
+// objects carry (docs/json.md).
+const JSONSchema = 2
+
+// begin starts an object that names its file in both schemas (findings,
+// skipped files).
 func (jw *jsonWriter) begin(kind, file string) {
 	jw.j.B = jw.j.B[:0]
 	jw.j.Str("type", kind)
 	jw.j.Str("file", file)
+}
+
+// body starts an object of a file's body: named in schema 1 only; in
+// schema 2 it belongs to the "file" object before it.
+func (jw *jsonWriter) body(kind, file string) {
+	if jw.v1 {
+		jw.begin(kind, file)
+		return
+	}
+	jw.j.B = append(jw.j.B[:0], `{"type":"`...)
+	jw.j.B = append(jw.j.B, kind...)
+	jw.j.B = append(jw.j.B, '"')
+}
+
+// file opens a file's part of the dump (schema 2), as "Dumping <file>"
+// does in the text form.
+func (jw *jsonWriter) file(name string) {
+	if jw.v1 {
+		return
+	}
+	jw.begin("file", name)
+	jw.j.Int("schema", JSONSchema)
+	jw.end()
+}
+
+// appendRendered appends a field rendered by a content.Appender as a JSON
+// string: the appender writes its text straight after the opening quote,
+// and only text that needs escaping (seldom) is copied and escaped.
+func (jw *jsonWriter) appendRendered(k string, render func([]byte) ([]byte, bool, error)) error {
+	j := &jw.j
+	mark := len(j.B)
+	j.Key(k)
+	j.B = append(j.B, '"')
+	start := len(j.B)
+	out, printed, err := render(j.B)
+	if err != nil {
+		return err
+	}
+	if !printed {
+		j.B = j.B[:mark]
+		return nil
+	}
+	if content.JSONSafe(out[start:]) {
+		j.B = append(out, '"')
+		return nil
+	}
+	jw.scratch = append(jw.scratch[:0], out[start:]...)
+	j.B = content.AppendJSONBytes(out[:start-1], jw.scratch)
+	return nil
 }
 
 func (jw *jsonWriter) end() {
@@ -39,7 +104,7 @@ func bytesField(j *jsonobj.Obj, k string, v []byte) {
 	}
 	if utf8.Valid(v) {
 		j.Key(k)
-		j.B = content.AppendJSONString(j.B, string(v))
+		j.B = content.AppendJSONBytes(j.B, v)
 		return
 	}
 	j.Key(k)
@@ -59,7 +124,7 @@ func shownBound(j *jsonobj.Obj, k string, v int64, none bool) {
 }
 
 func (jw *jsonWriter) batch(name string, e *segment.Batch, raw []byte, shown offsetRange) error {
-	jw.begin("batch", name)
+	jw.body("batch", name)
 	j := &jw.j
 	j.Int("position", e.Pos)
 	j.Int("size", e.Size)
@@ -121,17 +186,26 @@ func (jw *jsonWriter) batch(name string, e *segment.Batch, raw []byte, shown off
 }
 
 func (jw *jsonWriter) record(d *formatter, name string, e *segment.Batch, off, ts int64, seq int32, r *batch.Record, control bool) error {
-	jw.begin("record", name)
+	jw.body("record", name)
 	j := &jw.j
-	j.Int("batch_position", e.Pos)
-	j.Int("offset", off)
-	j.Str("timestamp_type", e.Header.TimestampType().String())
-	j.Int("timestamp", ts)
-	j.Int("key_size", int64(r.KeySize()))
-	j.Int("value_size", int64(r.ValueSize()))
-	j.Int("sequence", int64(seq))
-	j.Key("headers")
-	j.B = append(j.B, '[')
+	// The fields are written as the text form writes its line: constant
+	// keys appended whole, and the numbers that repeat or step by one
+	// from the formatter's digit caches.
+	b := append(j.B, `,"batch_position":`...)
+	b = d.posDigits.append(b, e.Pos)
+	b = append(b, `,"offset":`...)
+	b = d.offDigits.append(b, off)
+	b = append(b, `,"timestamp_type":"`...)
+	b = append(b, e.Header.TimestampType().String()...)
+	b = append(b, `","timestamp":`...)
+	b = d.tsDigits.append(b, ts)
+	b = append(b, `,"key_size":`...)
+	b = strconv.AppendInt(b, int64(r.KeySize()), 10)
+	b = append(b, `,"value_size":`...)
+	b = strconv.AppendInt(b, int64(r.ValueSize()), 10)
+	b = append(b, `,"sequence":`...)
+	b = d.seqDigits.append(b, int64(seq))
+	j.B = append(b, `,"headers":[`...)
 	for i, h := range r.Headers {
 		if i > 0 {
 			j.B = append(j.B, ',')
@@ -163,6 +237,19 @@ func (jw *jsonWriter) record(d *formatter, name string, e *segment.Batch, off, t
 			j.Key("control")
 			j.B = append(j.B, js...)
 		}
+	} else if ap, ok := d.parser.(content.Appender); ok && d.opts.PrintDataLog {
+		// Kafka parses key and value before printing either; an error
+		// drops the whole object, so nothing half-written is kept.
+		if r.Key != nil {
+			if err := jw.appendRendered("key", func(b []byte) ([]byte, bool, error) { return ap.AppendKey(b, off, r.Key) }); err != nil {
+				return err
+			}
+		}
+		if r.Value != nil {
+			if err := jw.appendRendered("payload", func(b []byte) ([]byte, bool, error) { return ap.AppendPayload(b, off, r.Value) }); err != nil {
+				return err
+			}
+		}
 	} else if d.opts.PrintDataLog && d.parser != nil {
 		res, err := d.parser.Parse(off, r.Key, r.Value)
 		if err != nil {
@@ -183,7 +270,7 @@ func (jw *jsonWriter) record(d *formatter, name string, e *segment.Batch, off, t
 }
 
 func (jw *jsonWriter) legacyRecord(d *formatter, name string, e *segment.Batch, m *batch.LegacyMessage) {
-	jw.begin("record", name)
+	jw.body("record", name)
 	j := &jw.j
 	j.Int("batch_position", e.Pos)
 	j.Int("offset", m.Offset)

@@ -60,8 +60,9 @@ func (d *Dumper) parallel(st *segment.Stream) bool {
 }
 
 type dumpChunk struct {
-	data    []byte // the entries' bytes, back to back
-	ends    []int  // end of each entry in data
+	_       [cacheLine]byte // a worker writes out and offsets per record: no line shared with the chunk before
+	data    []byte          // the entries' bytes, back to back
+	ends    []int           // end of each entry in data
 	batches []segment.Batch
 	records int
 	out     byteSink
@@ -71,6 +72,7 @@ type dumpChunk struct {
 	// the writer formats the rest (the output cap was reached).
 	resume int
 	done   chan struct{}
+	_      [cacheLine]byte
 }
 
 func (c *dumpChunk) add(b *segment.Batch, raw []byte) {
@@ -267,7 +269,7 @@ func (d *Dumper) newChunkFormatter() *formatter {
 	f := &formatter{}
 	var jw *jsonWriter
 	if d.json != nil {
-		jw = &jsonWriter{}
+		jw = &jsonWriter{v1: d.json.v1}
 	}
 	p := d.opts.Parser
 	if p != nil {

@@ -76,7 +76,7 @@ func (f *Flags) Add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.saslMechanism, "sasl-mechanism", "", "kafka:// sources: PLAIN|SCRAM-SHA-256|SCRAM-SHA-512")
 	fs.StringVar(&f.saslUser, "sasl-user", "", "kafka:// sources: SASL user")
 	fs.StringVar(&f.saslPassEnv, "sasl-password-env", "KSEG_SASL_PASSWORD", "kafka:// sources: environment variable holding the SASL password")
-	fs.IntVar(&f.fetchBytes, "fetch-bytes", wire.DefaultFetchBytes, "kafka:// sources: bytes asked for per Fetch (a larger batch is fetched whole)")
+	fs.IntVar(&f.fetchBytes, "fetch-bytes", wire.DefaultFetchBytes, "kafka:// sources: bytes asked for per Fetch at first (grows to 4 MiB while responses come back full; a larger batch is fetched whole)")
 	fs.DurationVar(&f.timeout, "timeout", DefaultTimeout, "kafka:// and s3:// sources: deadline of connecting and of each request (its retries included)")
 }
 

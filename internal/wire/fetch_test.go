@@ -140,12 +140,19 @@ func TestReaderServesTheLog(t *testing.T) {
 					t.Fatalf("%s size %d cut %v: %d bytes back, want %d", files[0], size, cut, len(got), len(l.data))
 				}
 				// The bound: what the reader holds is at most one read
-				// (the 4 KiB block or the largest batch) plus one response.
-				var largest int64
+				// (the 4 KiB block or the largest batch) plus one response
+				// (of the largest size asked for: it grows while full).
+				var largest, asked int64
 				for _, e := range l.entries {
 					largest = max(largest, e.end-e.pos)
 				}
-				if bound := max(4096, largest) + max(int64(size), largest); r.peak > bound {
+				for _, s := range l.sizes {
+					asked = max(asked, int64(s))
+				}
+				if asked > max(int64(size), adaptiveFetchBytes) && asked > 2*largest {
+					t.Fatalf("%s size %d: asked for %d bytes, past the adaptive limit and twice the largest batch (%d)", files[0], size, asked, largest)
+				}
+				if bound := max(4096, largest) + max(asked, largest); r.peak > bound {
 					t.Fatalf("%s size %d: held %d bytes, bound %d", files[0], size, r.peak, bound)
 				}
 				if cut && size < 61 && !containsGrowth(l.sizes) {
@@ -153,6 +160,33 @@ func TestReaderServesTheLog(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The fetch size grows while responses come back full, up to
+// adaptiveFetchBytes (or --fetch-bytes when larger), and a size grown past
+// it for one large batch goes back to --fetch-bytes.
+func TestNextFetchSize(t *testing.T) {
+	f := &fetcher{cfg: Config{FetchBytes: 1 << 20}}
+	for _, c := range []struct {
+		size int32
+		got  int
+		want int32
+	}{
+		{1 << 20, 1 << 20, 2 << 20},
+		{1 << 20, 800 << 10, 2 << 20},
+		{1 << 20, 700 << 10, 1 << 20},
+		{2 << 20, 2 << 20, 4 << 20},
+		{4 << 20, 4 << 20, 4 << 20},
+		{64 << 20, 60 << 20, 1 << 20},
+	} {
+		if got := f.nextSize(c.size, c.got); got != c.want {
+			t.Errorf("size %d, %d bytes back: next %d, want %d", c.size, c.got, got, c.want)
+		}
+	}
+	big := &fetcher{cfg: Config{FetchBytes: 8 << 20}}
+	if got := big.nextSize(8<<20, 8<<20); got != 8<<20 {
+		t.Errorf("--fetch-bytes 8 MiB grew to %d", got)
 	}
 }
 
