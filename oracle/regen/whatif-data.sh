@@ -9,7 +9,8 @@
 #
 #   --runs N      runs per (group, setting, condition) (default 8)
 #   --logs K      keep the .log files of the first K runs of each (default 2)
-#   --only REGEX  only the groups whose name matches
+#   --only REGEX  only the groups whose name matches (OUT then holds only their runs and logs:
+#                 give another --out for a partial run)
 #   --out DIR     where the data goes (default testdata/whatif)
 #   --keep DIR    keep the work tree (broker logs, traces) in DIR
 #   --provenance  (re)write OUT/PROVENANCE.md from OUT's data and this machine, nothing else
