@@ -61,6 +61,7 @@ func num(m map[string]any, k string) int64 {
 func parseSeekLines(t *testing.T, out string) []seekLine {
 	t.Helper()
 	var lines []seekLine
+	cur := "" // the file the last "file" object opened (JSON schema 2)
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 		if l == "" {
 			continue
@@ -71,7 +72,15 @@ func parseSeekLines(t *testing.T, out string) []seekLine {
 		if err := d.Decode(&m); err != nil {
 			t.Fatalf("bad JSON line %q: %v", l, err)
 		}
-		sl := seekLine{obj: m, kind: fmt.Sprint(m["type"]), file: fmt.Sprint(m["file"]), can: canon(l)}
+		if m["type"] == "file" {
+			cur = fmt.Sprint(m["file"])
+			continue
+		}
+		file := cur
+		if f, ok := m["file"]; ok {
+			file = fmt.Sprint(f)
+		}
+		sl := seekLine{obj: m, kind: fmt.Sprint(m["type"]), file: file, can: canon(l)}
 		if !strings.HasSuffix(sl.file, ".log") {
 			continue // KRaft snapshots are not part of the log
 		}
