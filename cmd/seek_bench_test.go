@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kseg/kseg/internal/procio"
 	"github.com/kseg/kseg/producer"
 )
 
@@ -57,20 +58,6 @@ func seekBenchPartition(b *testing.B) (string, int64, int64) {
 
 // readChars is the bytes this process has read through read(2) and
 // pread(2) so far (-1 where /proc/self/io is not there).
-func readChars() int64 {
-	b, err := os.ReadFile("/proc/self/io")
-	if err != nil {
-		return -1
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "rchar: "); ok {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			return n
-		}
-	}
-	return -1
-}
-
 // firstLine records when the first batch line is written.
 type firstLine struct {
 	start time.Time
@@ -119,9 +106,9 @@ func BenchmarkSeekDump(b *testing.B) {
 			var bytesRead int64
 			for i := 0; i < b.N; i++ {
 				w := &firstLine{start: time.Now()}
-				r0 := readChars()
+				r0 := procio.ReadChars()
 				code := Execute(append([]string{"dump", dir, "--quiet"}, c.args...), w, io.Discard)
-				bytesRead += readChars() - r0
+				bytesRead += procio.ReadChars() - r0
 				read += time.Since(w.start)
 				first += w.at
 				if code != 0 || w.at == 0 {

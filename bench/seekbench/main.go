@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/kseg/kseg/cmd"
+	"github.com/kseg/kseg/internal/procio"
 )
 
 func main() {
@@ -171,17 +172,6 @@ func eachBatch(path string, w io.Writer, fn func([]byte)) error {
 	}
 }
 
-func rchar() int64 {
-	b, _ := os.ReadFile("/proc/self/io")
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "rchar: "); ok {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			return n
-		}
-	}
-	return -1
-}
-
 // firstLine notes when the first batch line is written.
 type firstLine struct {
 	start time.Time
@@ -212,10 +202,10 @@ func measure(part, offset, ms string) error {
 	for _, r := range runs {
 		for round := 0; round < 2; round++ { // the second round is page-cache warm
 			w := &firstLine{start: time.Now()}
-			r0 := rchar()
+			r0 := procio.ReadChars()
 			code := cmd.Execute(r.args, w, os.Stderr)
 			total := time.Since(w.start)
-			read := rchar() - r0
+			read := procio.ReadChars() - r0
 			if code != 0 {
 				return fmt.Errorf("%s: exit %d", r.name, code)
 			}
