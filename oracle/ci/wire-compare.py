@@ -14,6 +14,8 @@ import json
 import sys
 from collections import OrderedDict
 
+from dumpjson import objs_of
+
 SOURCE_FIELDS = {"dir", "files", "file", "position", "batch_position"}
 
 
@@ -27,20 +29,10 @@ def partition_of(obj):
 
 def load(path):
     out = OrderedDict()
-    cur = ""  # the file the last "file" object opened (dump's JSON schema 2)
     with open(path) as fh:
-        for line in fh:
-            line = line.strip()
-            if not line:
-                continue
-            obj = json.loads(line)
-            if obj.get("type") == "file":
-                cur = obj.get("file", "")
-                continue
+        for obj in objs_of(fh):
             if obj.get("type") not in (None, "batch", "record"):
                 continue
-            if "file" not in obj and "name" not in obj:
-                obj = dict(obj, file=cur)
             key = partition_of(obj)
             out.setdefault(key, []).append({k: v for k, v in obj.items() if k not in SOURCE_FIELDS})
     return out

@@ -120,43 +120,25 @@ cmpcase count "$OUT/count.wire300" "$OUT/count.files"
 cmpcase dump "$OUT/dump.wire" "$OUT/dump.files"
 cmpcase dump "$OUT/dump.wire300" "$OUT/dump.files300"
 # The range: the files' batches of u05-small-0 that hold offsets 50..119.
-python3 - "$OUT/dump.files" "$OUT/range.files" <<'PY'
+PYTHONPATH="$ORACLE/ci" python3 - "$OUT/dump.files" "$OUT/range.files" <<'PY'
 import json, sys
-def objs_of(path):
-    # dump's JSON schema 2 names a file once, in a "file" object before its batches
-    cur = ""
-    for line in open(path):
-        o = json.loads(line)
-        if o.get("type") == "file":
-            cur = o.get("file", "")
-        else:
-            o.setdefault("file", cur)
-        yield o
+from dumpjson import objs_of
 with open(sys.argv[2], "w") as out:
-    for o in objs_of(sys.argv[1]):
+    for o in objs_of(open(sys.argv[1])):
         if o.get("type") == "batch" and "/u05-small-0/" in o["file"] and o["last_offset"] >= 50 and o["base_offset"] < 120:
             out.write(json.dumps(o) + "\n")
 PY
 cmpcase dump "$OUT/range.wire" "$OUT/range.files"
 # The cut range (see cut.wire above): records 50 and 51 only; every batch the files show around
 # them that holds an offset outside 50..51 carries the note, text and JSON alike.
-if python3 - "$B" "$OUT/dump.files" "$OUT/cut.wire" "$OUT/cut.wire.json" "$OUT/cut.wire.err" "$OUT/cut.wire.json.err" >"$OUT/cut.cmp" <<'PY'
+if PYTHONPATH="$ORACLE/ci" python3 - "$B" "$OUT/dump.files" "$OUT/cut.wire" "$OUT/cut.wire.json" "$OUT/cut.wire.err" "$OUT/cut.wire.json.err" >"$OUT/cut.cmp" <<'PY'
 import json, re, sys
-def objs_of(path):
-    # dump's JSON schema 2 names a file once, in a "file" object before its batches
-    cur = ""
-    for line in open(path):
-        o = json.loads(line)
-        if o.get("type") == "file":
-            cur = o.get("file", "")
-        else:
-            o.setdefault("file", cur)
-        yield o
+from dumpjson import objs_of
 b, files, text, js = sys.argv[1:5]
 errs = "".join(open(f).read() for f in sys.argv[5:])
 bad = []
 # Batches of u05-small-0 in the files that hold offset 50 or 51; those that also hold others are cut.
-want = [(o["base_offset"], o["last_offset"]) for o in objs_of(files)
+want = [(o["base_offset"], o["last_offset"]) for o in objs_of(open(files))
         if o.get("type") == "batch" and "/u05-small-0/" in o["file"] and o["last_offset"] >= 50 and o["base_offset"] < 52]
 cut = {w for w in want if w[0] < 50 or w[1] > 51}
 if not want:
@@ -177,7 +159,7 @@ for m in re.finditer(r"(?m)^baseOffset: (\d+) lastOffset: (\d+) .*$", t):
         bad.append("text: batch %d..%d: %s note: %s" % (w + ("want a" if w in cut else "no", m.group(0))))
 if {(int(m.group(1)), int(m.group(2))) for m in re.finditer(r"(?m)^baseOffset: (\d+) lastOffset: (\d+) ", t)} != set(want):
     bad.append("text: batches differ from the files' %r" % want)
-objs = list(objs_of(js))
+objs = list(objs_of(open(js)))
 recs = [o["offset"] for o in objs if o.get("type") == "record"]
 if recs != [50, 51]:
     bad.append("json: record offsets %r, want [50, 51]" % recs)
