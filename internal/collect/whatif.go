@@ -35,25 +35,31 @@ func ParseWhatifSpec(s string) (WhatifSpec, error) {
 // report.WhatifTopic per topic: the log, the replay under the original
 // settings and one band per spec.
 func whatifs(parts []segment.Partition, opts Options) ([]report.WhatifTopic, error) {
+	if len(opts.Whatif) == 0 {
+		return nil, nil
+	}
+	// One read and one fit per topic, for the first setting; the others
+	// replay the same traces with the same sender.
+	first := opts.Whatif[0]
+	res, _, err := whatif.Run(parts, whatif.Options{Set: first.Set, Was: opts.WhatifWas, Runs: opts.WhatifRuns, Seed: 1})
+	if err != nil {
+		return nil, fmt.Errorf("--whatif %s: %w", first.Label, err)
+	}
 	var out []report.WhatifTopic
-	at := map[string]int{}
-	for _, spec := range opts.Whatif {
-		res, _, err := whatif.Run(parts, whatif.Options{Set: spec.Set, Was: opts.WhatifWas, Runs: opts.WhatifRuns, Seed: 1})
-		if err != nil {
-			return nil, fmt.Errorf("--whatif %s: %w", spec.Label, err)
+	for _, r := range res {
+		if r.Replay == nil || r.Predicted == nil {
+			continue // a topic without records
 		}
-		for _, r := range res {
-			if r.Replay == nil || r.Predicted == nil {
-				continue // a topic without records
+		t := topicOf(r)
+		t.Settings = append(t.Settings, band(first.Label, r.Predicted))
+		for _, spec := range opts.Whatif[1:] {
+			pr, err := r.PredictAlso(spec.Set)
+			if err != nil {
+				return nil, fmt.Errorf("--whatif %s: %w", spec.Label, err)
 			}
-			i, ok := at[r.Topic.Name]
-			if !ok {
-				i = len(out)
-				at[r.Topic.Name] = i
-				out = append(out, topicOf(r))
-			}
-			out[i].Settings = append(out[i].Settings, band(spec.Label, r.Predicted))
+			t.Settings = append(t.Settings, band(spec.Label, pr))
 		}
+		out = append(out, t)
 	}
 	return out, nil
 }

@@ -53,6 +53,32 @@ type Result struct {
 	LogBytes   []int64
 	Replay     *producer.ReplayResult // the original settings, fitted sender
 	Predicted  *producer.ReplayResult // the new settings, fitted sender
+
+	replayOpts producer.ReplayOptions
+}
+
+// predict replays the topic under cfg with the sender fitted to its log.
+func (r *Result) predict(cfg producer.Config) (*producer.ReplayResult, error) {
+	res, err := producer.ReplayMix(r.Topic.Sessions, cfg, r.Fit.Plausible, r.replayOpts)
+	if err != nil {
+		return nil, fmt.Errorf("topic %s: %w under the new settings: %w", r.Topic.Name, ErrReplay, err)
+	}
+	return res, nil
+}
+
+// PredictAlso replays the topic under the original settings changed by
+// set, with the same fitted sender and runs as Predicted: another what-if
+// of the same log without reading it or fitting again (kseg report draws
+// several). It returns nil for a topic without records.
+func (r *Result) PredictAlso(set []producer.Property) (*producer.ReplayResult, error) {
+	if r.Fit == nil {
+		return nil, nil
+	}
+	cfg := r.Was
+	if _, err := cfg.ApplyProperties(set); err != nil {
+		return nil, err
+	}
+	return r.predict(cfg)
 }
 
 // ReplayError is the self-check: the replay's median batches (over the
@@ -140,8 +166,9 @@ func Run(parts []segment.Partition, opts Options) (results []*Result, ignored []
 		if r.Replay, err = producer.ReplayMix(t.Sessions, was, fit.Plausible, ro); err != nil {
 			return nil, nil, fmt.Errorf("topic %s: %w: %w", t.Name, ErrReplay, err)
 		}
-		if r.Predicted, err = producer.ReplayMix(t.Sessions, now, fit.Plausible, ro); err != nil {
-			return nil, nil, fmt.Errorf("topic %s: %w under the new settings: %w", t.Name, ErrReplay, err)
+		r.replayOpts = ro
+		if r.Predicted, err = r.predict(now); err != nil {
+			return nil, nil, err
 		}
 		results = append(results, r)
 	}
