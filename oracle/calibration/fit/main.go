@@ -39,6 +39,7 @@ import (
 
 	"github.com/kseg/kseg/cmd"
 	"github.com/kseg/kseg/internal/calibrate"
+	"github.com/kseg/kseg/internal/whatifdata"
 	"github.com/kseg/kseg/producer"
 )
 
@@ -92,7 +93,7 @@ func run(args []string) error {
 	var o options
 	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
 	var data, cases, seeds string
-	fs.StringVar(&data, "data", "testdata/producer-envelope", "comma-separated directories of real-run case files")
+	fs.StringVar(&data, "data", "testdata/producer-envelope", "comma-separated directories of real-run case files, or whatif:DIR:calm|loaded (the what-if data's fixed-rate groups)")
 	fs.StringVar(&o.timing, "timing", "", "profile the candidates start from (default: the embedded one)")
 	fs.IntVar(&o.runs, "runs", calibrate.RangeRuns, "model runs per case that give the range")
 	fs.IntVar(&o.medianRuns, "median-runs", calibrate.MedianRuns, "model runs that give the model's median (the first -runs of them give the range)")
@@ -186,7 +187,7 @@ func chdirRepo() error {
 func loadCases(o options) ([]calibrate.Case, error) {
 	var all []calibrate.Case
 	for _, d := range o.data {
-		cs, err := calibrate.LoadCases(d)
+		cs, err := loadDir(d)
 		if err != nil {
 			return nil, err
 		}
@@ -200,6 +201,25 @@ func loadCases(o options) ([]calibrate.Case, error) {
 		return nil, errors.New("no cases selected")
 	}
 	return all, nil
+}
+
+// loadDir reads one -data entry: a directory of case files, or
+// whatif:DIR:CONDITION, the what-if validation data's fixed-rate groups
+// under one condition (calm or loaded) as cases (calibrate.WhatifCases).
+func loadDir(d string) ([]calibrate.Case, error) {
+	rest, ok := strings.CutPrefix(d, "whatif:")
+	if !ok {
+		return calibrate.LoadCases(d)
+	}
+	dir, cond, ok := strings.Cut(rest, ":")
+	if !ok || (cond != whatifdata.Calm && cond != whatifdata.Loaded) {
+		return nil, fmt.Errorf("-data %s: want whatif:DIR:calm or whatif:DIR:loaded", d)
+	}
+	wd, err := whatifdata.LoadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	return calibrate.WhatifCases(wd, cond)
 }
 
 // candidateArgs turns a candidate into kseg produce flags.

@@ -1,0 +1,101 @@
+package calibrate
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kseg/kseg/internal/whatifdata"
+)
+
+// WhatifCases turns the what-if validation data (testdata/whatif:
+// oracle/regen/whatif-data.sh, real runs at a fixed arrival schedule under
+// several producer settings) into cases of the synthetic producer: every
+// (group, setting) whose arrivals are fixed-rate becomes a case named
+// "w-<group>-<setting>-<condition>" with the group's workload as kseg
+// produce flags (--send-interval, the value file, the keys "key-<i mod K>")
+// and the setting as Kafka properties, its runs the real runs made under
+// condition. These are workloads the default profile was not fitted to: a
+// send every 100 µs to 2 ms, linger.ms 0–100, lz4 and zstd, acks=1.
+// Poisson and burst groups have no synthetic workload and are left out.
+func WhatifCases(d *whatifdata.Data, condition string) ([]Case, error) {
+	var out []Case
+	for _, g := range d.Groups {
+		if g.Arrivals.Process != "fixed" {
+			continue
+		}
+		for _, s := range g.Settings {
+			runs := d.RunsAt(g.Name, s.Name, condition)
+			if len(runs) == 0 {
+				continue
+			}
+			c := Case{
+				Case:        fmt.Sprintf("w-%s-%s-%s", g.Name, s.Name, condition),
+				Description: fmt.Sprintf("what-if group %s, setting %s, %s machine", g.Name, s.Name, condition),
+				ProduceArgs: whatifArgs(d.Dir, g, s),
+			}
+			for _, r := range runs {
+				cr := Run{Run: r.Run}
+				for _, p := range r.Partitions {
+					rpb, err := histogramBatches(p.Histogram)
+					if err != nil {
+						return nil, fmt.Errorf("%s run %d partition %d: %w", c.Case, r.Run, p.Partition, err)
+					}
+					if len(rpb) != p.Batches {
+						return nil, fmt.Errorf("%s run %d partition %d: histogram %q holds %d batches, the run says %d", c.Case, r.Run, p.Partition, p.Histogram, len(rpb), p.Batches)
+					}
+					cr.Partitions = append(cr.Partitions, RunPartition{Partition: p.Partition, RecordsPerBatch: rpb})
+				}
+				c.Runs = append(c.Runs, cr)
+			}
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no fixed-rate group with %s runs", d.Dir, condition)
+	}
+	return out, nil
+}
+
+// whatifArgs is a what-if group's workload and setting as kseg produce flags.
+func whatifArgs(dir string, g whatifdata.Group, s whatifdata.Setting) []string {
+	args := []string{
+		"--topic", "w-" + g.Name,
+		"--partitions", strconv.Itoa(g.Partitions),
+		"--records", strconv.Itoa(g.Records),
+		"--value-file", filepath.Join(dir, g.Values.File),
+		"--send-interval", strconv.FormatFloat(g.Arrivals.IntervalUs, 'f', -1, 64) + "us",
+	}
+	if g.Keyed && g.Keys > 0 {
+		args = append(args, "--key-count", strconv.Itoa(g.Keys), "--key-prefix", "key-")
+	}
+	keys := make([]string, 0, len(s.Props))
+	for k := range s.Props {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		args = append(args, "--producer-property", k+"="+s.Props[k])
+	}
+	return args
+}
+
+// histogramBatches expands kseg count's histogram ("78x2 19x1": two
+// batches of 78 records, one of 19) into records per batch.
+func histogramBatches(h string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Fields(h) {
+		rs, ns, ok := strings.Cut(f, "x")
+		r, err1 := strconv.Atoi(rs)
+		n, err2 := strconv.Atoi(ns)
+		if !ok || err1 != nil || err2 != nil || r < 0 || n < 0 || n > 1<<20 {
+			return nil, fmt.Errorf("histogram entry %q is not RECORDSxCOUNT", f)
+		}
+		for range n {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}

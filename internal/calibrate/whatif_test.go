@@ -1,0 +1,76 @@
+package calibrate
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kseg/kseg/internal/whatifdata"
+)
+
+func TestHistogramBatches(t *testing.T) {
+	for _, tc := range []struct {
+		h    string
+		want []int
+		bad  bool
+	}{
+		{"78x2 19x1", []int{78, 78, 19}, false},
+		{"", nil, false},
+		{"5x0 3x1", []int{3}, false},
+		{"78", nil, true},
+		{"ax2", nil, true},
+		{"3x-1", nil, true},
+	} {
+		got, err := histogramBatches(tc.h)
+		if (err != nil) != tc.bad || !slices.Equal(got, tc.want) {
+			t.Errorf("histogramBatches(%q) = %v, %v; want %v (error %v)", tc.h, got, err, tc.want, tc.bad)
+		}
+	}
+}
+
+func TestWhatifCases(t *testing.T) {
+	d, err := whatifdata.LoadDir(filepath.Join("..", "..", "testdata", "whatif"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := WhatifCases(d, whatifdata.Calm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed := 0
+	for _, g := range d.Groups {
+		if g.Arrivals.Process == "fixed" {
+			fixed += len(g.Settings)
+		}
+	}
+	if len(cases) != fixed || fixed == 0 {
+		t.Fatalf("%d cases, want one per fixed-rate (group, setting): %d", len(cases), fixed)
+	}
+	for _, c := range cases {
+		args := strings.Join(c.ProduceArgs, " ")
+		if !strings.Contains(args, "--send-interval") || !strings.Contains(args, "--producer-property linger.ms=") {
+			t.Errorf("%s: args %q", c.Case, args)
+		}
+		want := 0
+		for _, g := range d.Groups {
+			if strings.HasPrefix(c.Case, "w-"+g.Name+"-") {
+				want = g.Records
+			}
+		}
+		for _, r := range c.Runs {
+			n := 0
+			for _, p := range r.Partitions {
+				for _, k := range p.RecordsPerBatch {
+					n += k
+				}
+			}
+			if n != want {
+				t.Errorf("%s run %d: %d records in its batches, the group sends %d", c.Case, r.Run, n, want)
+			}
+		}
+	}
+	if _, err := WhatifCases(&whatifdata.Data{Dir: "x", Groups: d.Groups}, whatifdata.Calm); err == nil {
+		t.Error("no runs gave no error")
+	}
+}
