@@ -28,6 +28,13 @@ type Layout struct {
 	// with the real producer's (a JVM's send() gets faster over thousands
 	// of calls as the JIT compiles it).
 	Progress [ProgressSteps]time.Duration
+	// A fixed-rate sender (Config.SendInterval, not sync): how far the
+	// application thread fell behind its schedule, as the real producer
+	// runs of the what-if data record it: LateMax is the latest start of a
+	// send against start + i*interval, LateOver1ms how many sends started
+	// more than 1 ms late.
+	LateMax     time.Duration
+	LateOver1ms int
 }
 
 // ProgressSteps is how many points of a run's progress Layout keeps.
@@ -160,6 +167,7 @@ func Simulate(cfg Config, runs int) (*Envelope, error) {
 				l.Progress[k] = time.Duration(at - c.StartTime*1e6)
 			}
 		}
+		l.LateMax, l.LateOver1ms = time.Duration(s.lateMax), int(s.lateOver1ms)
 		if s.firstReqAt > 0 {
 			l.FirstRequest = time.Duration(s.firstReqAt - c.StartTime*1e6)
 			l.FirstAck = time.Duration(s.firstAckAt - c.StartTime*1e6)

@@ -145,6 +145,9 @@ type sim struct {
 	// returned (Layout.Progress); nProgress of them are set
 	progress  [ProgressSteps]int64
 	nProgress int
+	// a fixed-rate sender's lateness against its schedule (Layout.LateMax,
+	// LateOver1ms)
+	lateMax, lateOver1ms int64
 }
 
 // senderPhase is what the sender thread does until senderAt.
@@ -369,7 +372,14 @@ func (s *sim) scheduleNext(from int64) {
 	} else {
 		// A fixed-rate sender: send i starts at start + i*interval, or
 		// when send i-1 returns if that is later.
-		s.appTs = max(s.cfg.StartTime*1e6+s.next*int64(s.cfg.SendInterval), from)
+		due := s.cfg.StartTime*1e6 + s.next*int64(s.cfg.SendInterval)
+		s.appTs = max(due, from)
+		if late := s.appTs - due; late > 0 && s.cfg.SendInterval > 0 {
+			s.lateMax = max(s.lateMax, late)
+			if late > 1e6 {
+				s.lateOver1ms++
+			}
+		}
 	}
 	// The duty cycle of the send that returned at from: its time in send()
 	// over the time until the next one starts, averaged over recent sends.

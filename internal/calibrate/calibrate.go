@@ -28,6 +28,9 @@ type Case struct {
 	Description string   `json:"description"`
 	ProduceArgs []string `json:"produce_args"`
 	Runs        []Run    `json:"runs"`
+	// Late: the runs record the application thread's lateness against
+	// its fixed-rate schedule (Run.Timing.LateOver1ms, LateP99Us).
+	Late bool `json:"-"`
 }
 
 // Run is one real run of a case.
@@ -35,6 +38,10 @@ type Run struct {
 	Run    int `json:"run"`
 	Timing struct {
 		BurstNs float64 `json:"burst_ns"` // first send() to the last one's return
+		// A fixed-rate sender's lateness against its schedule (the what-if
+		// data's runs record it: Case.Late).
+		LateOver1ms int     `json:"late_over_1ms"`
+		LateP99Us   float64 `json:"late_p99_us"`
 	} `json:"timing"`
 	Partitions []RunPartition `json:"partitions"`
 }
@@ -220,6 +227,17 @@ func Eval(c *Case, cfg producer.Config, runs, medianRuns int) (Result, error) {
 	}
 	res.Burst = fmt.Sprintf("BURST %s real-ms=%v model-ms-p50=%d first-request real=%v model=%v first-ack real=%v model=%v",
 		c.Case, MedianOf(realBurst), LowerMedian(modelBurst), quartiles(realReq), quartiles(modelReq), quartiles(realAck), quartiles(modelAck))
+	if c.Late && cfg.SendInterval > 0 {
+		var realOver, realP99, modelOver, modelMax []int
+		for _, r := range c.Runs {
+			realOver, realP99 = append(realOver, r.Timing.LateOver1ms), append(realP99, int(r.Timing.LateP99Us/1e3))
+		}
+		for _, l := range env.Runs {
+			modelOver, modelMax = append(modelOver, l.LateOver1ms), append(modelMax, int(l.LateMax.Milliseconds()))
+		}
+		res.Burst += fmt.Sprintf("\nLATE %s sends-over-1ms real=%v model=%v late-ms real-p99=%v model-max=%v",
+			c.Case, quartiles(realOver), quartiles(modelOver), quartiles(realP99), quartiles(modelMax))
+	}
 	var line string
 	line, res.ProgressErr = progressLine(c, cfg, env)
 	res.Burst += "\n" + line

@@ -35,9 +35,12 @@ func WhatifCases(d *whatifdata.Data, condition string) ([]Case, error) {
 				Case:        fmt.Sprintf("w-%s-%s-%s", g.Name, s.Name, condition),
 				Description: fmt.Sprintf("what-if group %s, setting %s, %s machine", g.Name, s.Name, condition),
 				ProduceArgs: whatifArgs(d.Dir, g, s),
+				Late:        true,
 			}
 			for _, r := range runs {
 				cr := Run{Run: r.Run}
+				cr.Timing.BurstNs = r.SpanMs * 1e6
+				cr.Timing.LateOver1ms, cr.Timing.LateP99Us = r.LateOver1, r.LateP99Us
 				for _, p := range r.Partitions {
 					rpb, err := histogramBatches(p.Histogram)
 					if err != nil {
