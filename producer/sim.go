@@ -436,10 +436,19 @@ func (s *sim) append(part int, ts int64, key, value []byte, hdr []batch.RecordHe
 		if sticky && d.allFull() && s.sticky.update(0, true) {
 			continue // keep the buffer for the new partition
 		}
+		createdAt := s.now
+		if s.next == 0 {
+			// RecordAccumulator stamps a new batch (nowMs) before its
+			// MemoryRecordsBuilder builds the compression stream, which
+			// the first time loads the codec: the first batch is older
+			// by the codec's load when it reaches its deque, and is
+			// linger-expired there if the load outlasts linger.ms.
+			createdAt -= int64(s.clk.firstCodec)
+		}
 		nb := &pbatch{
 			part:       p,
 			light:      s.light,
-			createdMs:  s.now / 1e6,
+			createdMs:  createdAt / 1e6,
 			writeLimit: int(size),
 			ratio:      s.est.e,
 			bufSize:    size,

@@ -158,6 +158,15 @@ type Timing struct {
 	// fitted).
 	PollGranularity time.Duration
 
+	// RTTSpeedFloor bounds from below the factor a run's sender speed
+	// (SenderRunJitter) puts on the produce round trip: the broker is its
+	// own process, so a run whose sender thread happens to be fast does
+	// not get a faster broker with it (1: the round trip is never faster
+	// than its drawn base; 0: the sender's factor as it is, as the model
+	// was fitted). A run whose sender is slow still waits longer for its
+	// responses (its network thread is the sender).
+	RTTSpeedFloor float64
+
 	// Codecs are each codec's costs (indexed by batch.Codec), taken where
 	// SendCostCodecPerKB, BatchCost, CodecLoad or ClosePerKB is negative.
 	Codecs [batch.CodecZstd + 1]CodecCosts
@@ -183,8 +192,8 @@ func (t *Timing) valid() bool {
 			return false
 		}
 	}
-	return t.WarmupSends >= 0 && t.WarmupFactor >= 0 && t.BatchWarmup >= 0 && t.ColdCloseDecay >= 0 && t.IdleSenderFactor >= 0 && t.IdleSenderFactor <= 1 && t.IdleRTTFactor >= 0 && t.IdleRTTFactor <= 1 && t.FirstSendJitter >= 0 && t.Jitter >= 0 && t.SenderJitter >= 0 && t.ColdJitter >= 0 && t.RunJitter >= 0 && t.SenderRunJitter >= 0 && t.IdleSenderJitter >= 0 && t.IdleSenderRunJitter >= 0 && t.RTTJitter >= 0 && t.PauseEvery >= 0 && t.IdlePauseEvery >= 0 &&
-		!math.IsNaN(t.WarmupFactor+t.BatchWarmup+t.ColdCloseDecay+t.FirstSendJitter+t.Jitter+t.RunJitter+t.SenderRunJitter+t.IdleSenderJitter+t.IdleSenderRunJitter+t.RTTJitter+t.PauseEvery+t.IdlePauseEvery)
+	return t.WarmupSends >= 0 && t.WarmupFactor >= 0 && t.BatchWarmup >= 0 && t.ColdCloseDecay >= 0 && t.IdleSenderFactor >= 0 && t.IdleSenderFactor <= 1 && t.RTTSpeedFloor >= 0 && t.RTTSpeedFloor <= 1 && t.IdleRTTFactor >= 0 && t.IdleRTTFactor <= 1 && t.FirstSendJitter >= 0 && t.Jitter >= 0 && t.SenderJitter >= 0 && t.ColdJitter >= 0 && t.RunJitter >= 0 && t.SenderRunJitter >= 0 && t.IdleSenderJitter >= 0 && t.IdleSenderRunJitter >= 0 && t.RTTJitter >= 0 && t.PauseEvery >= 0 && t.IdlePauseEvery >= 0 &&
+		!math.IsNaN(t.RTTSpeedFloor+t.WarmupFactor+t.BatchWarmup+t.ColdCloseDecay+t.FirstSendJitter+t.Jitter+t.RunJitter+t.SenderRunJitter+t.IdleSenderJitter+t.IdleSenderRunJitter+t.RTTJitter+t.PauseEvery+t.IdlePauseEvery)
 }
 
 // clock is one run's timing: the resolved costs in ns and its random
@@ -194,6 +203,11 @@ type clock struct {
 	rng   *rand.Rand
 
 	first, batch float64
+	// codecShare is the codec's share of first (CodecLoad over FirstSend +
+	// CodecLoad); firstCodec the codec load of this run's first send as
+	// drawn: Java builds the first batch's compression stream (and so
+	// loads the codec) after it stamps the batch's creation time.
+	codecShare, firstCodec float64
 
 	sendBase, sendPerByte, sendKey, sendHeader float64
 	warmN, warmF, batchWarm                    float64
@@ -210,6 +224,7 @@ type clock struct {
 	senderZ, senderRun, idleSenderRun float64
 	stepMax                           float64
 	pollGran                          int64
+	rttFloor                          float64
 	warmUntil                         int64 // sends past this are warm
 	// noApp: send() takes no time at all (a trace replay's sender-only
 	// timing), so its cost need not be computed
@@ -237,11 +252,13 @@ func newClock(t Timing, codec batch.Codec, seed uint64, run int) *clock {
 // codec defaults standing in for the settings left negative.
 func (c *clock) setCosts(t Timing, codec batch.Codec) {
 	perKB := func(d time.Duration) float64 { return float64(d) / 1024 }
-	c.first = float64(t.FirstSend)
-	if cl := t.CodecLoad; cl >= 0 {
-		c.first += float64(cl)
-	} else {
-		c.first += float64(t.Codecs[codec].Load)
+	load := float64(t.Codecs[codec].Load)
+	if t.CodecLoad >= 0 {
+		load = float64(t.CodecLoad)
+	}
+	c.first = float64(t.FirstSend) + load
+	if c.first > 0 {
+		c.codecShare = load / c.first
 	}
 	c.batch = float64(t.BatchCost)
 	if t.BatchCost < 0 {
@@ -268,6 +285,7 @@ func (c *clock) setCosts(t Timing, codec batch.Codec) {
 	c.cold, c.coldRTT, c.firstRTT = float64(t.ColdClose), float64(t.ColdRTT), float64(t.FirstRTT)
 	c.stepMax = float64(t.SenderStepMax)
 	c.pollGran = int64(t.PollGranularity)
+	c.rttFloor = t.RTTSpeedFloor
 	c.coldDecay = t.ColdCloseDecay
 	if c.coldDecay == 0 {
 		c.coldDecay = 2
@@ -352,7 +370,9 @@ func (c *clock) sendCost(i int64, size int, keyed bool, headers int, duty float6
 	ns += c.sendPerByte * float64(size) // copying bytes is as fast cold as warm
 	ns *= c.appSpeed * c.noise(c.jitter)
 	if i == 0 {
-		ns += c.first * c.noise(c.firstJitter)
+		extra := c.first * c.noise(c.firstJitter)
+		ns += extra
+		c.firstCodec = extra * c.codecShare
 	}
 	if p := byDuty(c.idlePauseP, c.pauseP, duty); p > 0 && c.rng.Float64() < p {
 		ns += c.pauseMean * c.rng.ExpFloat64()
@@ -457,5 +477,5 @@ func (c *clock) rtt(base time.Duration, fresh int, first bool, duty float64) int
 	if first {
 		ns += c.firstRTT
 	}
-	return int64(ns * c.senderSpeed(duty))
+	return int64(ns * max(c.rttFloor, c.senderSpeed(duty)))
 }

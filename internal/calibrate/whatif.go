@@ -20,7 +20,13 @@ import (
 // condition. These are workloads the default profile was not fitted to: a
 // send every 100 µs to 2 ms, linger.ms 0–100, lz4 and zstd, acks=1.
 // Poisson and burst groups have no synthetic workload and are left out.
-func WhatifCases(d *whatifdata.Data, condition string) ([]Case, error) {
+// maxPSI, when positive, keeps only the runs made while the machine's CPU
+// pressure (/proc/pressure/cpu "some avg10", before and after the run) was
+// at most maxPSI percent: "calm" there means without the script's own
+// load, and the machine may have been busy with other work, while a
+// profile describes one machine condition (the default: pressure about
+// 35%).
+func WhatifCases(d *whatifdata.Data, condition string, maxPSI float64) ([]Case, error) {
 	var out []Case
 	for _, g := range d.Groups {
 		if g.Arrivals.Process != "fixed" {
@@ -28,6 +34,11 @@ func WhatifCases(d *whatifdata.Data, condition string) ([]Case, error) {
 		}
 		for _, s := range g.Settings {
 			runs := d.RunsAt(g.Name, s.Name, condition)
+			if maxPSI > 0 {
+				runs = slices.DeleteFunc(runs, func(r whatifdata.Run) bool {
+					return r.Load.PSI10Pre < 0 || r.Load.PSI10Pre > maxPSI || r.Load.PSI10Pst > maxPSI
+				})
+			}
 			if len(runs) == 0 {
 				continue
 			}
@@ -57,7 +68,7 @@ func WhatifCases(d *whatifdata.Data, condition string) ([]Case, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no fixed-rate group with %s runs", d.Dir, condition)
+		return nil, fmt.Errorf("%s: no fixed-rate group with %s runs (CPU pressure at most %v%%)", d.Dir, condition, maxPSI)
 	}
 	return out, nil
 }

@@ -34,7 +34,7 @@ func TestWhatifCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases, err := WhatifCases(d, whatifdata.Calm)
+	cases, err := WhatifCases(d, whatifdata.Calm, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,30 @@ func TestWhatifCases(t *testing.T) {
 			}
 		}
 	}
-	if _, err := WhatifCases(&whatifdata.Data{Dir: "x", Groups: d.Groups}, whatifdata.Calm); err == nil {
+	if _, err := WhatifCases(&whatifdata.Data{Dir: "x", Groups: d.Groups}, whatifdata.Calm, 0); err == nil {
 		t.Error("no runs gave no error")
+	}
+	// The pressure filter keeps the runs made at or below it, and no
+	// case without a run.
+	for _, psi := range []float64{50, 99, 101} {
+		cs, err := WhatifCases(d, whatifdata.Calm, psi)
+		kept := 0
+		for _, r := range d.Runs {
+			if r.Condition == whatifdata.Calm && r.Load.PSI10Pre >= 0 && r.Load.PSI10Pre <= psi && r.Load.PSI10Pst <= psi {
+				if g, _ := d.Group(r.Group); g.Arrivals.Process == "fixed" {
+					kept++
+				}
+			}
+		}
+		n := 0
+		for _, c := range cs {
+			n += len(c.Runs)
+			if len(c.Runs) == 0 {
+				t.Errorf("psi %v: %s has no run", psi, c.Case)
+			}
+		}
+		if n != kept || (kept == 0) != (err != nil) {
+			t.Errorf("psi %v: %d runs kept, want %d (error %v)", psi, n, kept, err)
+		}
 	}
 }

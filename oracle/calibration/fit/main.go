@@ -33,6 +33,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -93,7 +94,7 @@ func run(args []string) error {
 	var o options
 	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
 	var data, cases, seeds string
-	fs.StringVar(&data, "data", "testdata/producer-envelope", "comma-separated directories of real-run case files, or whatif:DIR:calm|loaded (the what-if data's fixed-rate groups)")
+	fs.StringVar(&data, "data", "testdata/producer-envelope", "comma-separated directories of real-run case files, or whatif:DIR:calm|loaded[:PSI] (the what-if data's fixed-rate groups, runs at CPU pressure PSI% or less)")
 	fs.StringVar(&o.timing, "timing", "", "profile the candidates start from (default: the embedded one)")
 	fs.IntVar(&o.runs, "runs", calibrate.RangeRuns, "model runs per case that give the range")
 	fs.IntVar(&o.medianRuns, "median-runs", calibrate.MedianRuns, "model runs that give the model's median (the first -runs of them give the range)")
@@ -204,22 +205,31 @@ func loadCases(o options) ([]calibrate.Case, error) {
 }
 
 // loadDir reads one -data entry: a directory of case files, or
-// whatif:DIR:CONDITION, the what-if validation data's fixed-rate groups
-// under one condition (calm or loaded) as cases (calibrate.WhatifCases).
+// whatif:DIR:CONDITION[:PSI], the what-if validation data's fixed-rate
+// groups under one condition (calm or loaded) as cases, with only the runs
+// made at CPU pressure PSI% or less when PSI is given
+// (calibrate.WhatifCases).
 func loadDir(d string) ([]calibrate.Case, error) {
 	rest, ok := strings.CutPrefix(d, "whatif:")
 	if !ok {
 		return calibrate.LoadCases(d)
 	}
-	dir, cond, ok := strings.Cut(rest, ":")
-	if !ok || (cond != whatifdata.Calm && cond != whatifdata.Loaded) {
-		return nil, fmt.Errorf("-data %s: want whatif:DIR:calm or whatif:DIR:loaded", d)
+	parts := strings.Split(rest, ":")
+	var psi float64
+	if len(parts) == 3 {
+		var err error
+		if psi, err = strconv.ParseFloat(parts[2], 64); err != nil || psi <= 0 {
+			return nil, fmt.Errorf("-data %s: CPU pressure %q is not a positive percentage", d, parts[2])
+		}
 	}
-	wd, err := whatifdata.LoadDir(dir)
+	if len(parts) < 2 || len(parts) > 3 || (parts[1] != whatifdata.Calm && parts[1] != whatifdata.Loaded) {
+		return nil, fmt.Errorf("-data %s: want whatif:DIR:calm[:PSI] or whatif:DIR:loaded[:PSI]", d)
+	}
+	wd, err := whatifdata.LoadDir(parts[0])
 	if err != nil {
 		return nil, err
 	}
-	return calibrate.WhatifCases(wd, cond)
+	return calibrate.WhatifCases(wd, parts[1], psi)
 }
 
 // candidateArgs turns a candidate into kseg produce flags.

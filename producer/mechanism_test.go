@@ -1,0 +1,130 @@
+package producer
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kseg/kseg/batch"
+)
+
+// quietTiming is DefaultTiming without any jitter or stall, so that a
+// test sees the mechanism alone.
+func quietTiming() Timing {
+	tm := DefaultTiming()
+	tm.Jitter, tm.SenderJitter, tm.RunJitter, tm.SenderRunJitter, tm.RTTJitter, tm.ColdJitter, tm.FirstSendJitter = 0, 0, 0, 0, 0, 0, 0
+	tm.IdleSenderJitter, tm.IdleSenderRunJitter, tm.PauseEvery, tm.IdlePauseEvery = 0, 0, 0, 0
+	return tm
+}
+
+// Java stamps a new batch before its compression stream is built, so the
+// first batch is older by the codec's first load when it reaches its
+// deque: with a load longer than linger.ms it is expired at once.
+func TestCodecLoadAfterBatchStamp(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		codec batch.Codec
+		load  time.Duration
+		// the first batch's age when the first send returns: the codec's
+		// load (it was stamped before), or nothing
+		wantAge time.Duration
+	}{
+		{"lz4 50ms", batch.CodecLZ4, 50 * time.Millisecond, 50 * time.Millisecond},
+		{"snappy 8ms", batch.CodecSnappy, 8 * time.Millisecond, 8 * time.Millisecond},
+		{"none", batch.CodecNone, 50 * time.Millisecond, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DefaultConfig()
+			c.Records, c.ValueSize, c.LingerMs, c.Compression = 50, 100, 5, tc.codec
+			c.SendInterval = time.Millisecond
+			c.Timing = quietTiming()
+			c.Timing.FirstSend, c.Timing.CodecLoad = 10*time.Millisecond, tc.load
+			var first *DrainedBatch
+			hook := func(d DrainedBatch) {
+				if first == nil {
+					first = &d
+				}
+			}
+			testDrainHook = hook
+			defer func() { testDrainHook = nil }()
+			s := newSim(&c, func(int, []byte, int64) error { return nil })
+			if err := s.run(); err != nil {
+				t.Fatal(err)
+			}
+			if first == nil {
+				t.Fatal("no batch drained")
+			}
+			// The first send returns after FirstSend + CodecLoad (+ its
+			// warm-up cost, well under a millisecond) from StartTime.
+			firstSendEnd := c.StartTime + (10*time.Millisecond + tc.load).Milliseconds()
+			if tc.codec == batch.CodecNone {
+				firstSendEnd = c.StartTime + (10 * time.Millisecond).Milliseconds()
+			}
+			age := firstSendEnd - first.CreatedMs
+			if age < tc.wantAge.Milliseconds()-1 || age > tc.wantAge.Milliseconds()+1 {
+				t.Errorf("first batch created at %d ms, the first send ends at %d ms: age %d ms, want %v", first.CreatedMs, firstSendEnd, age, tc.wantAge)
+			}
+		})
+	}
+}
+
+// rtt-speed-floor keeps a fast run's sender from making the broker
+// faster; a slow run's round trip is still slower.
+func TestRTTSpeedFloor(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		floor, z      float64
+		wantAtLeast1  bool // the round trip is at least its base
+		wantSlowerTwo bool // the round trip is more than twice its base
+	}{
+		{"fast run, no floor", 0, -2, false, false},
+		{"fast run, floor 1", 1, -2, true, false},
+		{"slow run, floor 1", 1, 2, true, true},
+		{"slow run, no floor", 0, 2, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tm := quietTiming()
+			tm.SenderRunJitter, tm.IdleSenderRunJitter, tm.RTTSpeedFloor = 0.8, 0.8, tc.floor
+			c := newClock(tm, batch.CodecNone, 1, 0)
+			c.senderZ = tc.z
+			base := 10 * time.Millisecond
+			got := c.rtt(base, 0, false, 1)
+			if (got >= int64(base)) != tc.wantAtLeast1 || (got > 2*int64(base)) != tc.wantSlowerTwo {
+				t.Errorf("round trip %v for a base of %v (sender speed %.2f)", time.Duration(got), base, c.senderSpeed(1))
+			}
+		})
+	}
+	var tm Timing
+	tm.RTTSpeedFloor = 1.5
+	if tm.valid() {
+		t.Error("rtt-speed-floor 1.5 is valid")
+	}
+}
+
+// A fixed-rate sender's lateness against its schedule: none in the ideal
+// model, the first send's cost at the cold start with a timing.
+func TestLateness(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		timing   Timing
+		interval time.Duration
+		minLate  time.Duration
+		over1ms  bool
+	}{
+		{"ideal", Timing{}, time.Millisecond, 0, false},
+		{"cold first send", quietTiming(), 500 * time.Microsecond, 18 * time.Millisecond, true}, // first-send-cost 19ms, send 1 due at 0.5 ms
+		{"no schedule", quietTiming(), 0, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DefaultConfig()
+			c.Records, c.ValueSize, c.Timing, c.SendInterval = 400, 100, tc.timing, tc.interval
+			env, err := Simulate(c, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := env.Runs[0]
+			if l.LateMax < tc.minLate || (tc.minLate == 0) != (l.LateMax == 0) || (l.LateOver1ms > 0) != tc.over1ms {
+				t.Errorf("late max %v, %d sends over 1 ms; want at least %v (over 1 ms: %v)", l.LateMax, l.LateOver1ms, tc.minLate, tc.over1ms)
+			}
+		})
+	}
+}
