@@ -96,3 +96,38 @@ func capture(t *testing.T, f func() error) string {
 	}
 	return out
 }
+
+// -data takes a directory of case files or the what-if data as
+// whatif:DIR:CONDITION[:PSI]; a malformed one is refused with the entry
+// named.
+func TestLoadDir(t *testing.T) {
+	wd := filepath.Join("..", "..", "..", "testdata", "whatif")
+	for _, tc := range []struct {
+		data   string
+		ok     bool
+		prefix string // every case's name starts so
+	}{
+		{filepath.Join("..", "..", "..", "testdata", "producer-envelope"), true, ""},
+		{"whatif:" + wd + ":calm", true, "w-"},
+		{"whatif:" + wd + ":loaded:100", true, "w-"},
+		{"whatif:" + wd, false, ""},
+		{"whatif:" + wd + ":busy", false, ""},
+		{"whatif:" + wd + ":calm:-3", false, ""},
+		{"whatif:" + wd + ":calm:x", false, ""},
+		{"whatif:" + wd + ":calm:5:6", false, ""},
+	} {
+		cs, err := loadDir(tc.data)
+		if (err == nil) != tc.ok || (tc.ok && len(cs) == 0) {
+			t.Errorf("loadDir(%q): %d cases, error %v; want ok %v", tc.data, len(cs), err, tc.ok)
+			continue
+		}
+		if err != nil && !strings.Contains(err.Error(), tc.data) {
+			t.Errorf("loadDir(%q): error %q does not name the entry", tc.data, err)
+		}
+		for _, c := range cs {
+			if !strings.HasPrefix(c.Case, tc.prefix) {
+				t.Errorf("loadDir(%q): case %s", tc.data, c.Case)
+			}
+		}
+	}
+}
