@@ -95,6 +95,13 @@ type Dumper struct {
 	f       formatter
 	offsets offsetTrack // f's record offsets, for nonConsecutive
 	workers int         // formatting goroutines for a large log (1: sequential)
+	// blocks is the log file being dumped read through blocks that
+	// chunks refer to in place (blocks.go); nil for other sources.
+	blocks *fileBlocks
+	// blocksLeft is how many blocks the last log's dump left held, and
+	// inPlace how many entries its chunks took in place (tests).
+	blocksLeft int64
+	inPlace    int
 	// peakHeld is the most entry bytes the chunks of a parallel dump held
 	// at once (tests check it against inFlightBytes).
 	peakHeld int
@@ -169,6 +176,10 @@ func NewDumper(opts DumpOptions, stdout, stderr io.Writer) *Dumper {
 type sink interface {
 	Write([]byte) (int, error)
 	WriteByte(byte) error
+	// AvailableBuffer is the sink's free space as an empty slice: a
+	// line appended to it and then written is not copied again (for
+	// bufio.Writer, at most onto itself).
+	AvailableBuffer() []byte
 }
 
 // formatter holds the state that formatting batches needs: decoders,
@@ -182,11 +193,15 @@ type formatter struct {
 	dec    batch.Decompressor
 	liter  batch.LegacyIter
 	rec    batch.Record
-	line   []byte
+	line   []byte // a line that did not fit the sink's free space
+	// avail is the start of the sink's free space that startLine handed
+	// out (nil: none), so that endLine does not keep it as line.
+	avail *byte
 
 	// Record lines repeat or step numbers by one; formatting them from
 	// the previous line's digits is most of the cost of a record line.
 	offDigits, tsDigits, seqDigits decimalCache
+	keyDigits, valueDigits         decimalCache // keySize, valueSize
 	posDigits                      decimalCache // the JSON form's batch_position
 	offsets                        *offsetTrack
 	// capped is a parallel chunk's output: once over its cap, the rest
@@ -206,9 +221,6 @@ const cacheLine = 64
 
 func (f *formatter) init(opts *DumpOptions, out sink, json *jsonWriter, parser content.Parser) {
 	f.opts, f.out, f.json, f.parser = opts, out, json, parser
-	for _, c := range []*decimalCache{&f.offDigits, &f.tsDigits, &f.seqDigits, &f.posDigits} {
-		c.b = make([]byte, 0, cacheLine) // a size class of its own lines: no neighbour to share one with
-	}
 	f.dec.Max = opts.MaxDecompressed
 	f.br.Decompressor.Max = opts.MaxDecompressed
 }
@@ -262,10 +274,42 @@ func (d *Dumper) flushLine() {
 	d.line = d.line[:0]
 }
 
-func (f *formatter) flushLine() {
-	f.line = append(f.line, '\n')
-	f.out.Write(f.line)
-	f.line = f.line[:0]
+// minLineRoom is the free space of the sink below which startLine
+// starts a line in the formatter's own buffer instead.
+const minLineRoom = 512
+
+// startLine is an empty line to append to: the sink's free space, where
+// the line is written without a copy, or the formatter's line buffer
+// when that is larger. Hand the line to endLine or writePart.
+func (f *formatter) startLine() []byte {
+	if a := f.out.AvailableBuffer(); cap(a) >= minLineRoom && cap(a) >= cap(f.line) {
+		f.avail = &a[:1][0]
+		return a
+	}
+	f.avail = nil
+	return f.line[:0]
+}
+
+// endLine writes b, a line from startLine, with its newline.
+func (f *formatter) endLine(b []byte) { f.writePart(append(b, '\n')) }
+
+// writePart writes b, a line from startLine, as it is (a line cut short
+// by an error), and keeps its buffer for the next line unless it is the
+// sink's.
+func (f *formatter) writePart(b []byte) {
+	f.out.Write(b)
+	if cap(b) == 0 || &b[:1][0] != f.avail {
+		f.line = b[:0]
+	}
+	f.avail = nil
+}
+
+// dropLine forgets b, a line from startLine that is not written.
+func (f *formatter) dropLine(b []byte) {
+	if cap(b) > 0 && &b[:1][0] != f.avail {
+		f.line = b[:0]
+	}
+	f.avail = nil
 }
 
 func (d *Dumper) printf(format string, args ...any) {
@@ -398,11 +442,26 @@ func (d *Dumper) dumpLog(name string) error {
 	if err := d.logHeader(name); err != nil {
 		return err
 	}
-	st, err := segment.OpenFile(name, d.opts.MaxBytes, d.streamOptions())
+	if d.workers < 2 || d.opts.KeepGoing {
+		st, err := segment.OpenFile(name, d.opts.MaxBytes, d.streamOptions())
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		return d.dumpStream(name, st)
+	}
+	// It may be dumped on workers: frame it in blocks they can share.
+	st, fb, closer, err := openBlocks(name, d.opts.MaxBytes, d.streamOptions())
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer closer.Close()
+	d.blocks = fb
+	defer func() {
+		d.blocks = nil
+		fb.close()
+		d.blocksLeft = fb.out.Load()
+	}()
 	return d.dumpStream(name, st)
 }
 
@@ -615,7 +674,7 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 		}
 		return d.json.batch(name, e, raw, shown)
 	}
-	b := d.line[:0]
+	b := d.startLine()
 	var (
 		tsType batch.TimestampType
 		maxTs  int64
@@ -632,7 +691,7 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 	} else {
 		m, err := batch.ParseLegacyHeader(raw) // key and value are for deep iteration
 		if err != nil {
-			d.line = b
+			d.dropLine(b)
 			return &segment.Error{File: name, Offset: e.Pos, Err: err}
 		}
 		b = append(b, "offset: "...)
@@ -656,8 +715,7 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 	if !codec.Valid() {
 		// Kafka 4.4 has printed the line up to deleteHorizonMs (offset: N
 		// for legacy entries) when it throws.
-		d.out.Write(b[:head])
-		d.line = b[:0]
+		d.writePart(b[:head])
 		return &segment.Error{File: name, Offset: e.Pos + 21, Err: &batch.FormatError{Pos: 21, Err: batch.ErrUnknownCodec,
 			Detail: fmt.Sprintf("Unknown compression type id: %d", int8(codec))}}
 	}
@@ -679,8 +737,7 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 	if deep := d.opts.DeepIteration || d.opts.PrintDataLog; deep && d.opts.shown.byKey() {
 		b = append(b, " kseg-shown: records whose key matches only (--key/--key-regex)"...)
 	}
-	d.line = b
-	d.flushLine()
+	d.endLine(b)
 	return nil
 }
 
@@ -772,14 +829,13 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 			}
 			continue
 		}
-		b := d.line[:0]
+		b := d.startLine()
 		if !d.opts.SkipRecordMetadata {
 			b = d.appendRecordMeta(b, h.TimestampType(), off, ts, seq, r)
 			if control {
 				var err error
 				if b, err = appendControl(b, off, r); err != nil {
-					d.out.Write(b)
-					d.line = b[:0]
+					d.writePart(b)
 					return locate(name, e.Pos, err)
 				}
 			}
@@ -790,13 +846,11 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 		if d.opts.PrintDataLog && !control {
 			var err error
 			if b, err = d.appendContents(b, off, r.Key, r.Value); err != nil {
-				d.out.Write(b)
-				d.line = b[:0]
+				d.writePart(b)
 				return locate(name, e.Pos, err)
 			}
 		}
-		d.line = b
-		d.flushLine()
+		d.endLine(b)
 	}
 	if d.br.Leftover() > 0 {
 		return locate(name, e.Pos, &batch.FormatError{Err: batch.ErrInvalidRecord, Detail: "Incorrect declared batch size, records still remaining in file"})
@@ -814,9 +868,9 @@ func (d *formatter) appendRecordMeta(b []byte, tsType batch.TimestampType, off, 
 	b = append(b, ": "...)
 	b = d.tsDigits.append(b, ts)
 	b = append(b, " keySize: "...)
-	b = strconv.AppendInt(b, int64(r.KeySize()), 10)
+	b = d.keyDigits.append(b, int64(r.KeySize()))
 	b = append(b, " valueSize: "...)
-	b = strconv.AppendInt(b, int64(r.ValueSize()), 10)
+	b = d.valueDigits.append(b, int64(r.ValueSize()))
 	b = append(b, " sequence: "...)
 	b = d.seqDigits.append(b, int64(seq))
 	b = append(b, " headerKeys: ["...)
@@ -893,17 +947,15 @@ func (d *formatter) legacyRecords(name string, e *segment.Batch, raw []byte) err
 			// Kafka prints the record line from the raw length fields and
 			// fails only when it reads the key or value for the contents.
 			d.offsets.add(w.Offset)
-			b := d.line[:0]
+			b := d.startLine()
 			if !d.opts.SkipRecordMetadata {
 				b = appendLegacyMeta(b, &w, int64(ks), int64(vs))
 			}
 			if d.opts.PrintDataLog && d.parser != nil {
-				d.out.Write(b)
-				d.line = b[:0]
+				d.writePart(b)
 				return locate(name, e.Pos, err)
 			}
-			d.line = b
-			d.flushLine()
+			d.endLine(b)
 			return nil
 		}
 		return locate(name, e.Pos, err)
@@ -929,19 +981,17 @@ func (d *formatter) legacyRecords(name string, e *segment.Batch, raw []byte) err
 			d.json.legacyRecord(d, name, e, m)
 			continue
 		}
-		b := d.line[:0]
+		b := d.startLine()
 		if !d.opts.SkipRecordMetadata {
 			b = appendLegacyMeta(b, m, int64(sizeOrNull(m.Key)), int64(sizeOrNull(m.Value)))
 		}
 		if d.opts.PrintDataLog {
 			if b, err = d.appendContents(b, m.Offset, m.Key, m.Value); err != nil {
-				d.out.Write(b)
-				d.line = b[:0]
+				d.writePart(b)
 				return locate(name, e.Pos, err)
 			}
 		}
-		d.line = b
-		d.flushLine()
+		d.endLine(b)
 	}
 	return nil
 }
@@ -1033,24 +1083,42 @@ func sortedKeys(m map[int64]int64, desc bool) []int64 {
 }
 
 // decimalCache formats int64s, reusing the previous value's digits when the
-// value repeats or grows by one without a carry.
+// value repeats or grows by one. The digits are held in an array that is
+// copied whole (no call to memmove for a few bytes) when dst has room.
 type decimalCache struct {
+	d     [decimalRoom]byte // digits from d[0], n of them
+	n     int
 	v     int64
-	b     []byte
 	valid bool
 }
 
+// decimalRoom holds any int64's digits and sign (20).
+const decimalRoom = 24
+
 func (c *decimalCache) append(dst []byte, v int64) []byte {
-	if c.valid {
-		if v == c.v {
-			return append(dst, c.b...)
+	if !c.valid || v != c.v {
+		c.set(v)
+	}
+	if n := len(dst); cap(dst)-n >= decimalRoom {
+		dst = dst[:n+decimalRoom]
+		*(*[decimalRoom]byte)(dst[n:]) = c.d
+		return dst[:n+c.n]
+	}
+	return append(dst, c.d[:c.n]...)
+}
+
+func (c *decimalCache) set(v int64) {
+	if c.valid && v == c.v+1 && v > 0 {
+		i := c.n - 1
+		for i >= 0 && c.d[i] == '9' {
+			c.d[i] = '0'
+			i--
 		}
-		if v == c.v+1 && v > 0 && c.b[len(c.b)-1] != '9' {
-			c.b[len(c.b)-1]++
+		if i >= 0 {
+			c.d[i]++
 			c.v = v
-			return append(dst, c.b...)
+			return
 		}
 	}
-	c.b, c.v, c.valid = strconv.AppendInt(c.b[:0], v, 10), v, true
-	return append(dst, c.b...)
+	c.n, c.v, c.valid = len(strconv.AppendInt(c.d[:0], v, 10)), v, true
 }
