@@ -2,6 +2,8 @@ package dump
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -59,6 +61,44 @@ func TestParallelDumpFromBlocks(t *testing.T) {
 			}
 			if d.blocksLeft != 0 {
 				t.Errorf("%s, deep %v: %d blocks still held after the dump", tc.name, deep, d.blocksLeft)
+			}
+		}
+	}
+}
+
+// failAfter accepts n bytes, then fails every write.
+type failAfter struct{ n int }
+
+var errOutputClosed = errors.New("output closed")
+
+func (w *failAfter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		k := w.n
+		w.n = 0
+		return k, errOutputClosed
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// TestDumpOutputErrorReported: when stdout fails (a closed pipe), the
+// dump reports it, whether the output went through the buffer or, a
+// parallel chunk's, around it.
+func TestDumpOutputErrorReported(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "00000000000000000000.log")
+	if err := os.WriteFile(path, genSegment(t, 400, 50, 100, batch.CodecNone), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 3} {
+		for _, after := range []int{0, 1000, 300 << 10, 3 << 20} {
+			d := NewDumper(fuzzDumpOptions(t, FormatKafka, false), &failAfter{n: after}, io.Discard)
+			d.workers = workers
+			err := d.Dump(File(path))
+			if err == nil {
+				err = d.Finish()
+			}
+			if !errors.Is(err, errOutputClosed) {
+				t.Errorf("%d workers, output failing after %d bytes: %v, want the output's error", workers, after, err)
 			}
 		}
 	}

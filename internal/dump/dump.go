@@ -11,6 +11,7 @@ package dump
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -84,6 +85,7 @@ func DefaultDumpOptions() DumpOptions {
 // and are written by Finish.
 type Dumper struct {
 	opts   DumpOptions
+	stdout *stickyWriter // under out; a parallel dump writes chunks' output to it directly
 	out    *bufio.Writer
 	errw   io.Writer
 	line   []byte
@@ -162,13 +164,44 @@ func (o *orderedMap[V]) javaKeys() []string {
 
 // NewDumper writes the dump to stdout and summaries/warnings to stderr.
 func NewDumper(opts DumpOptions, stdout, stderr io.Writer) *Dumper {
-	d := &Dumper{opts: opts, out: bufio.NewWriterSize(stdout, 256<<10), errw: stderr, workers: runtime.GOMAXPROCS(0)}
+	sw := &stickyWriter{w: stdout}
+	d := &Dumper{opts: opts, stdout: sw, out: bufio.NewWriterSize(sw, 256<<10), errw: stderr, workers: runtime.GOMAXPROCS(0)}
 	if opts.Format == FormatJSON || opts.Format == FormatJSONv1 {
 		d.json = &jsonWriter{w: d.out, v1: opts.Format == FormatJSONv1}
 	}
 	d.f.init(&d.opts, d.out, d.json, opts.Parser)
 	d.f.offsets = &d.offsets
 	return d
+}
+
+// stickyWriter keeps the first error of its writer and writes nothing
+// after it, as bufio.Writer does: writes that go around the buffer fail
+// the same way as those through it.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	s.err = err
+	return n, err
+}
+
+// writeLarge writes p in order after what out holds: a large p goes to
+// stdout directly rather than through out's buffer.
+func (d *Dumper) writeLarge(p []byte) {
+	if len(p) < d.out.Size()/4 || d.out.Flush() != nil {
+		d.out.Write(p)
+		return
+	}
+	d.stdout.Write(p)
 }
 
 // sink is where a formatter writes: the Dumper's buffered stdout, or a
@@ -1027,6 +1060,9 @@ func (d *Dumper) Finish() error {
 	if err := d.out.Flush(); err != nil {
 		return err
 	}
+	if d.stdout.err != nil {
+		return d.stdout.err // a chunk written past the buffer failed
+	}
 	if d.json != nil {
 		d.json.summaries(d)
 		return d.out.Flush()
@@ -1083,42 +1119,74 @@ func sortedKeys(m map[int64]int64, desc bool) []int64 {
 }
 
 // decimalCache formats int64s, reusing the previous value's digits when the
-// value repeats or grows by one. The digits are held in an array that is
-// copied whole (no call to memmove for a few bytes) when dst has room.
+// value repeats or grows by one. The digits are held as three 8-byte
+// words (text byte i in byte i%8 of w[i/8]) that are stepped and copied
+// a word at a time: a byte written and then read back as part of a wider
+// load stalls the load (store forwarding), and a copy of a few bytes
+// through memmove costs a call.
 type decimalCache struct {
-	d     [decimalRoom]byte // digits from d[0], n of them
-	n     int
+	w     [3]uint64
+	n     int // digits (and sign)
 	v     int64
 	valid bool
 }
 
-// decimalRoom holds any int64's digits and sign (20).
+// decimalRoom is the room append needs after dst's end to copy the
+// words whole (any int64 takes at most 20 bytes).
 const decimalRoom = 24
 
 func (c *decimalCache) append(dst []byte, v int64) []byte {
 	if !c.valid || v != c.v {
 		c.set(v)
 	}
-	if n := len(dst); cap(dst)-n >= decimalRoom {
-		dst = dst[:n+decimalRoom]
-		*(*[decimalRoom]byte)(dst[n:]) = c.d
-		return dst[:n+c.n]
+	n := len(dst)
+	if cap(dst)-n < decimalRoom {
+		return c.appendSlow(dst)
 	}
-	return append(dst, c.d[:c.n]...)
+	d := dst[n : n+decimalRoom]
+	binary.LittleEndian.PutUint64(d[0:8], c.w[0])
+	binary.LittleEndian.PutUint64(d[8:16], c.w[1])
+	binary.LittleEndian.PutUint64(d[16:24], c.w[2])
+	return dst[:n+c.n]
+}
+
+func (c *decimalCache) appendSlow(dst []byte) []byte {
+	for i := range c.n {
+		dst = append(dst, byte(c.w[i/8]>>(uint(i%8)*8)))
+	}
+	return dst
 }
 
 func (c *decimalCache) set(v int64) {
 	if c.valid && v == c.v+1 && v > 0 {
 		i := c.n - 1
-		for i >= 0 && c.d[i] == '9' {
-			c.d[i] = '0'
-			i--
-		}
-		if i >= 0 {
-			c.d[i]++
+		sh := uint(i%8) * 8
+		if byte(c.w[i/8]>>sh) != '9' {
+			c.w[i/8] += 1 << sh
 			c.v = v
 			return
 		}
 	}
-	c.n, c.v, c.valid = len(strconv.AppendInt(c.d[:0], v, 10)), v, true
+	u := uint64(v)
+	if v < 0 {
+		u = -u // MinInt64 too: 1<<63
+	}
+	n := 1
+	for t := u; t >= 10; t /= 10 {
+		n++
+	}
+	if v < 0 {
+		n++
+	}
+	var w [3]uint64
+	for i := n - 1; ; i-- {
+		w[i/8] |= uint64('0'+u%10) << (uint(i%8) * 8)
+		if u /= 10; u == 0 {
+			break
+		}
+	}
+	if v < 0 {
+		w[0] |= '-'
+	}
+	c.w, c.n, c.v, c.valid = w, n, v, true
 }

@@ -349,7 +349,7 @@ func (d *Dumper) writeChunks(name, abs string, deep bool, order <-chan *dumpChun
 	for c := range order {
 		<-c.done
 		if err == nil {
-			d.out.Write(c.out.b)
+			d.writeLarge(c.out.b)
 			join(&c.offsets)
 			if c.resume >= 0 && c.err == nil {
 				if f == nil {
