@@ -313,22 +313,3 @@ func BenchmarkJavaString(b *testing.B) {
 		_ = JavaString(in)
 	}
 }
-
-// FuzzAppendJavaString: AppendJavaString's one-pass ASCII copy gives
-// JavaString's text after dst, with and without room in dst, wherever a
-// non-ASCII byte falls (in a 16-byte word, in the tail, nowhere).
-func FuzzAppendJavaString(f *testing.F) {
-	ascii := strings.Repeat("0123456789abcdef", 3)
-	for _, s := range []string{"", "a", ascii, ascii[:17], ascii[:31] + "\xe2\x82\xac", "\xff" + ascii, ascii[:15] + "\xc3\xa9" + ascii, ascii[:16] + "\xed\xa0\x80", ascii[:40] + "\xf0\x9f\x98"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		want := "x: " + JavaString(b)
-		for _, room := range []int{0, len(b) - 1, len(b), len(b) + 24} {
-			dst := append(make([]byte, 0, 3+max(room, 0)), "x: "...)
-			if got := string(AppendJavaString(dst, b)); got != want {
-				t.Fatalf("room %d: AppendJavaString(%x) = %q, want %q", room, b, got, want)
-			}
-		}
-	})
-}

@@ -1,9 +1,6 @@
 package content
 
-import (
-	"encoding/binary"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 const replacement = "\uFFFD"
 
@@ -119,27 +116,6 @@ func malformed4x2(b1, b2 byte) bool {
 // AppendJavaString appends Java's decoding of b (see JavaString) to dst
 // without allocating when b is valid UTF-8.
 func AppendJavaString(dst, b []byte) []byte {
-	if n := len(dst); cap(dst)-n >= len(b) {
-		// Most contents are ASCII: copy and check 16 bytes at a time in
-		// one pass, instead of utf8.Valid and then a copy.
-		out := dst[n : n+len(b)]
-		i := 0
-		for ; i+16 <= len(b); i += 16 {
-			w0 := binary.LittleEndian.Uint64(b[i : i+8])
-			w1 := binary.LittleEndian.Uint64(b[i+8 : i+16])
-			if (w0|w1)&0x8080808080808080 != 0 {
-				break
-			}
-			binary.LittleEndian.PutUint64(out[i:i+8], w0)
-			binary.LittleEndian.PutUint64(out[i+8:i+16], w1)
-		}
-		for ; i < len(b) && b[i] < utf8.RuneSelf; i++ {
-			out[i] = b[i]
-		}
-		if i == len(b) {
-			return dst[:n+len(b)]
-		}
-	}
 	if utf8.Valid(b) {
 		return append(dst, b...)
 	}

@@ -2,6 +2,7 @@ package dump
 
 import (
 	"math"
+	"math/rand"
 	"strconv"
 	"testing"
 )
@@ -10,6 +11,17 @@ func TestDecimalCache(t *testing.T) {
 	seq := []int64{0, 1, 2, 9, 10, 11, 11, 19, 20, -1, 0, 1, -10, -9, 99, 100, 199, 200, 999, 1000, math.MaxInt64 - 1, math.MaxInt64, math.MinInt64, 1700000000009, 1700000000010, 1700000000010, 1699999999999, 1700000000000}
 	for i := int64(0); i < 1200; i++ {
 		seq = append(seq, i, i) // +1 steps with repeats across carries
+	}
+	// Steps of a batch line's numbers (offsets by a batch's count,
+	// positions by its size, up to the step the cache adds in place and
+	// past it), across carries and into more digits.
+	rng := rand.New(rand.NewSource(28))
+	for _, start := range []int64{-20000, 0, 9_999_000, 999_999_999_000, math.MaxInt64 - 1<<32} {
+		v := start
+		for range 3000 {
+			seq = append(seq, v)
+			v += rng.Int63n(1<<20+2) * int64(rng.Intn(2))
+		}
 	}
 	for _, tc := range []struct {
 		name string

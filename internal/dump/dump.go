@@ -235,6 +235,7 @@ type formatter struct {
 	// the previous line's digits is most of the cost of a record line.
 	offDigits, tsDigits, seqDigits decimalCache
 	keyDigits, valueDigits         decimalCache // keySize, valueSize
+	bl                             batchDigits  // the batch line's numbers
 	posDigits                      decimalCache // the JSON form's batch_position
 	offsets                        *offsetTrack
 	// capped is a parallel chunk's output: once over its cap, the rest
@@ -718,7 +719,7 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 	)
 	if e.Magic >= batch.MagicV2 {
 		h := &e.Header
-		b = appendV2BatchFields(b, h)
+		b = appendV2BatchFields(b, h, &d.bl)
 		tsType, maxTs, codec, crc = h.TimestampType(), h.MaxTimestamp, h.Codec(), h.CRC
 		valid = batch.ValidCRC(raw)
 	} else {
@@ -735,13 +736,13 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 	// codec throws before any of it is printed.
 	head := len(b)
 	b = append(b, " position: "...)
-	b = strconv.AppendInt(b, e.Pos, 10)
+	b = d.bl.pos.append(b, e.Pos)
 	b = append(b, ' ')
 	b = append(b, tsType.String()...)
 	b = append(b, ": "...)
-	b = strconv.AppendInt(b, maxTs, 10)
+	b = d.bl.ts.append(b, maxTs)
 	b = append(b, " size: "...)
-	b = strconv.AppendInt(b, e.Size, 10)
+	b = d.bl.size.append(b, e.Size)
 	b = append(b, " magic: "...)
 	b = strconv.AppendInt(b, int64(magic), 10)
 	b = append(b, " compresscodec: "...)
@@ -787,25 +788,31 @@ func appendShown(b []byte, r offsetRange) []byte {
 	return append(b, " only (--from/--to)"...)
 }
 
+// batchDigits are the digit caches of a batch line's numbers: most
+// repeat from batch to batch or grow by a little.
+type batchDigits struct {
+	base, last, count, baseSeq, lastSeq, pid, epoch, leader, pos, ts, size decimalCache
+}
+
 // appendV2BatchFields is the start of a v2 batch's line, from baseOffset
 // to deleteHorizonMs.
-func appendV2BatchFields(b []byte, h *batch.Header) []byte {
+func appendV2BatchFields(b []byte, h *batch.Header, c *batchDigits) []byte {
 	b = append(b, "baseOffset: "...)
-	b = strconv.AppendInt(b, h.BaseOffset, 10)
+	b = c.base.append(b, h.BaseOffset)
 	b = append(b, " lastOffset: "...)
-	b = strconv.AppendInt(b, h.LastOffset(), 10)
+	b = c.last.append(b, h.LastOffset())
 	b = append(b, " count: "...)
-	b = strconv.AppendInt(b, int64(h.RecordCount), 10)
+	b = c.count.append(b, int64(h.RecordCount))
 	b = append(b, " baseSequence: "...)
-	b = strconv.AppendInt(b, int64(h.BaseSequence), 10)
+	b = c.baseSeq.append(b, int64(h.BaseSequence))
 	b = append(b, " lastSequence: "...)
-	b = strconv.AppendInt(b, int64(h.LastSequence()), 10)
+	b = c.lastSeq.append(b, int64(h.LastSequence()))
 	b = append(b, " producerId: "...)
-	b = strconv.AppendInt(b, h.ProducerID, 10)
+	b = c.pid.append(b, h.ProducerID)
 	b = append(b, " producerEpoch: "...)
-	b = strconv.AppendInt(b, int64(h.ProducerEpoch), 10)
+	b = c.epoch.append(b, int64(h.ProducerEpoch))
 	b = append(b, " partitionLeaderEpoch: "...)
-	b = strconv.AppendInt(b, int64(h.PartitionLeaderEpoch), 10)
+	b = c.leader.append(b, int64(h.PartitionLeaderEpoch))
 	b = append(b, " isTransactional: "...)
 	b = appendBool(b, h.IsTransactional())
 	b = append(b, " isControl: "...)
@@ -1158,13 +1165,23 @@ func (c *decimalCache) appendSlow(dst []byte) []byte {
 }
 
 func (c *decimalCache) set(v int64) {
-	if c.valid && v == c.v+1 && v > 0 {
-		i := c.n - 1
-		sh := uint(i%8) * 8
-		if byte(c.w[i/8]>>sh) != '9' {
-			c.w[i/8] += 1 << sh
-			c.v = v
-			return
+	if c.valid && c.v >= 0 && v > c.v && v-c.v < 1<<20 {
+		// Add the step to the digits, from the last one on, while it
+		// carries (a number that gains a digit is formatted anew).
+		add := uint64(v - c.v)
+		for i := c.n - 1; i >= 0; i-- {
+			sh := uint(i%8) * 8
+			d := (c.w[i/8]>>sh)&0xff - '0' + add%10
+			add /= 10
+			if d >= 10 {
+				d -= 10
+				add++
+			}
+			c.w[i/8] = c.w[i/8]&^(0xff<<sh) | ('0'+d)<<sh
+			if add == 0 {
+				c.v = v
+				return
+			}
 		}
 	}
 	u := uint64(v)
