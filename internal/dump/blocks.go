@@ -49,7 +49,7 @@ var fileBlockSize = 1 << 20
 
 const (
 	// maxFreeBlocks and keepBlock bound what the free list keeps.
-	maxFreeBlocks = 8
+	maxFreeBlocks = 4
 	keepBlock     = 16 << 20
 )
 
