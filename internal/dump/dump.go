@@ -222,6 +222,7 @@ type formatter struct {
 	out    sink
 	json   *jsonWriter // non-nil for FormatJSON
 	parser content.Parser
+	ap     content.Appender // parser, when it renders in place
 	br     batch.BatchReader
 	dec    batch.Decompressor
 	liter  batch.LegacyIter
@@ -255,6 +256,7 @@ const cacheLine = 64
 
 func (f *formatter) init(opts *DumpOptions, out sink, json *jsonWriter, parser content.Parser) {
 	f.opts, f.out, f.json, f.parser = opts, out, json, parser
+	f.ap, _ = parser.(content.Appender)
 	f.dec.Max = opts.MaxDecompressed
 	f.br.Decompressor.Max = opts.MaxDecompressed
 }
@@ -931,26 +933,37 @@ func (d *formatter) appendContents(b []byte, off int64, key, value []byte) ([]by
 	if d.opts.SkipRecordMetadata {
 		prefix = "| "
 	}
-	if ap, ok := d.parser.(content.Appender); ok {
+	if ap := d.ap; ap != nil {
 		// Render in place: try the field, and take it back if nothing prints.
 		// Kafka parses key and value before printing either, so an error
 		// leaves neither on the line.
 		start := len(b)
+		spaced := !d.opts.SkipRecordMetadata // a field precedes: " " starts the next, else "| "
 		if key != nil {
 			mark := len(b)
-			out, printed, err := ap.AppendKey(append(append(b, prefix...), "key: "...), off, key)
+			if spaced {
+				b = append(b, " key: "...)
+			} else {
+				b = append(b, "| key: "...)
+			}
+			out, printed, err := ap.AppendKey(b, off, key)
 			if err != nil {
 				return b[:start], err
 			}
 			if b = out; !printed {
 				b = b[:mark]
 			} else {
-				prefix = " "
+				spaced = true
 			}
 		}
 		if value != nil {
 			mark := len(b)
-			out, printed, err := ap.AppendPayload(append(append(b, prefix...), "payload: "...), off, value)
+			if spaced {
+				b = append(b, " payload: "...)
+			} else {
+				b = append(b, "| payload: "...)
+			}
+			out, printed, err := ap.AppendPayload(b, off, value)
 			if err != nil {
 				return b[:start], err
 			}

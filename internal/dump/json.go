@@ -256,7 +256,7 @@ func (jw *jsonWriter) record(d *formatter, name string, e *segment.Batch, off, t
 			j.Key("control")
 			j.B = append(j.B, js...)
 		}
-	} else if ap, ok := d.parser.(content.Appender); ok && d.opts.PrintDataLog {
+	} else if ap := d.ap; ap != nil && d.opts.PrintDataLog {
 		// Kafka parses key and value before printing either; an error
 		// drops the whole object, so nothing half-written is kept.
 		if r.Key != nil {
