@@ -15,6 +15,9 @@
 #                                # library code (copy today's bench/driver into the old tree to build it)
 #   MANY_PARTITIONS=1 MEMORY=1 bench/run.sh      # also 10,000 partitions, and peak RSS on 10 GB / 1M findings
 #   PARTS_1K=1 bench/run.sh      # also audit of 1,000 partitions of ~1 MB beside the same bytes in one segment
+#   WARM=0 bench/run.sh          # do not read the two 1 GiB files again before each timed run (by default
+#                                # they are: a shared machine's reclaim can drop their pages between runs,
+#                                # and a run that reads from disk times the disk)
 #
 # MB/s are 10^6 bytes per second of segment file. Needs /usr/bin/time (GNU).
 set -euo pipefail
@@ -68,6 +71,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 # timed NAME BYTES CMD...: runs CMD with stdout to /dev/null, prints MB/s and peak RSS
 timed() {
   local name=$1 bytes=$2; shift 2
+  [ "${WARM:-1}" != 0 ] && [ -n "${big:-}" ] && cat "$big" "${small:-$big}" >/dev/null
   /usr/bin/time -f "%e %M %U %S" -o "$out/time.txt" "$@" >/dev/null 2>"$out/stderr.txt" || { echo "$name failed: $(head -3 "$out/stderr.txt")" >&2; return 1; }
   read -r sec rss usr sys <"$out/time.txt"
   sec=$(awk -v s="$sec" 'BEGIN { if (s < 0.01) s = 0.01; print s }')
@@ -136,20 +140,21 @@ mean() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (a + b) / 2 }'; }
 kafka_mbs=
 if [ -d "$lib" ]; then
   timed "kseg --deep-iteration --print-data-log" "$big_slice" "$kseg" dump --files "$big" --deep-iteration --print-data-log "${maxb[@]}"
-  k1=$last_sec
+  k1=$last_sec; k1_cpu=$last_cpu
   timed "kafka-dump-log --deep-iteration --print-data-log" "$big_slice" \
     "${kafka_dump_log[@]}" --files "$big" --deep-iteration --print-data-log "${maxb[@]}"
-  kafka_mbs=$last_mbs; kafka_deep_sec=$last_sec
+  kafka_mbs=$last_mbs; kafka_deep_sec=$last_sec; kafka_cpu=$last_cpu
   timed "kseg --deep-iteration --print-data-log" "$big_slice" "$kseg" dump --files "$big" --deep-iteration --print-data-log "${maxb[@]}"
   kseg_deep_mean=$(mean "$k1" "$last_sec")
-  echo "  kafka-dump-log / kseg: $(ratio "$kafka_deep_sec" "$kseg_deep_mean")x"
+  # CPU seconds beside the wall: on a shared machine the wall ratio follows the load.
+  echo "  kafka-dump-log / kseg: $(ratio "$kafka_deep_sec" "$kseg_deep_mean")x wall, $(ratio "$kafka_cpu" "$(mean "$k1_cpu" "$last_cpu")")x CPU (load $(cut -d' ' -f1 /proc/loadavg))"
   timed "kseg (batch lines), 1 KiB batches" "$small_slice" "$kseg" dump --files "$small" "${maxb[@]}"
-  k1=$last_sec
+  k1=$last_sec; k1_cpu=$last_cpu
   timed "kafka-dump-log (batch lines), 1 KiB batches" "$small_slice" "${kafka_dump_log[@]}" --files "$small" "${maxb[@]}"
-  kafka_lines_mbs=$last_mbs; kafka_lines_sec=$last_sec
+  kafka_lines_mbs=$last_mbs; kafka_lines_sec=$last_sec; kafka_cpu=$last_cpu
   timed "kseg (batch lines), 1 KiB batches" "$small_slice" "$kseg" dump --files "$small" "${maxb[@]}"
   kseg_lines_mean=$(mean "$k1" "$last_sec")
-  echo "  kafka-dump-log / kseg: $(ratio "$kafka_lines_sec" "$kseg_lines_mean")x"
+  echo "  kafka-dump-log / kseg: $(ratio "$kafka_lines_sec" "$kseg_lines_mean")x wall, $(ratio "$kafka_cpu" "$(mean "$k1_cpu" "$last_cpu")")x CPU (load $(cut -d' ' -f1 /proc/loadavg))"
   if [ "${CMP:-1}" != 0 ]; then
     cmp <("$kseg" dump --files "$big" --deep-iteration --print-data-log "${maxb[@]}") \
       <("${kafka_dump_log[@]}" --files "$big" --deep-iteration --print-data-log "${maxb[@]}") &&

@@ -11,6 +11,7 @@ package dump
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -84,6 +85,7 @@ func DefaultDumpOptions() DumpOptions {
 // and are written by Finish.
 type Dumper struct {
 	opts   DumpOptions
+	stdout *stickyWriter // under out; a parallel dump writes chunks' output to it directly
 	out    *bufio.Writer
 	errw   io.Writer
 	line   []byte
@@ -95,6 +97,13 @@ type Dumper struct {
 	f       formatter
 	offsets offsetTrack // f's record offsets, for nonConsecutive
 	workers int         // formatting goroutines for a large log (1: sequential)
+	// blocks is the log file being dumped read through blocks that
+	// chunks refer to in place (blocks.go); nil for other sources.
+	blocks *fileBlocks
+	// blocksLeft is how many blocks the last log's dump left held, and
+	// inPlace how many entries its chunks took in place (tests).
+	blocksLeft int64
+	inPlace    int
 	// peakHeld is the most entry bytes the chunks of a parallel dump held
 	// at once (tests check it against inFlightBytes).
 	peakHeld int
@@ -155,7 +164,8 @@ func (o *orderedMap[V]) javaKeys() []string {
 
 // NewDumper writes the dump to stdout and summaries/warnings to stderr.
 func NewDumper(opts DumpOptions, stdout, stderr io.Writer) *Dumper {
-	d := &Dumper{opts: opts, out: bufio.NewWriterSize(stdout, 256<<10), errw: stderr, workers: runtime.GOMAXPROCS(0)}
+	sw := &stickyWriter{w: stdout}
+	d := &Dumper{opts: opts, stdout: sw, out: bufio.NewWriterSize(sw, 256<<10), errw: stderr, workers: runtime.GOMAXPROCS(0)}
 	if opts.Format == FormatJSON || opts.Format == FormatJSONv1 {
 		d.json = &jsonWriter{w: d.out, v1: opts.Format == FormatJSONv1}
 	}
@@ -164,11 +174,45 @@ func NewDumper(opts DumpOptions, stdout, stderr io.Writer) *Dumper {
 	return d
 }
 
+// stickyWriter keeps the first error of its writer and writes nothing
+// after it, as bufio.Writer does: writes that go around the buffer fail
+// the same way as those through it.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	s.err = err
+	return n, err
+}
+
+// writeLarge writes p in order after what out holds: a large p goes to
+// stdout directly rather than through out's buffer.
+func (d *Dumper) writeLarge(p []byte) {
+	if len(p) < d.out.Size()/4 || d.out.Flush() != nil {
+		d.out.Write(p)
+		return
+	}
+	d.stdout.Write(p)
+}
+
 // sink is where a formatter writes: the Dumper's buffered stdout, or a
 // parallel worker's chunk of output.
 type sink interface {
 	Write([]byte) (int, error)
 	WriteByte(byte) error
+	// AvailableBuffer is the sink's free space as an empty slice: a
+	// line appended to it and then written is not copied again (for
+	// bufio.Writer, at most onto itself).
+	AvailableBuffer() []byte
 }
 
 // formatter holds the state that formatting batches needs: decoders,
@@ -178,15 +222,21 @@ type formatter struct {
 	out    sink
 	json   *jsonWriter // non-nil for FormatJSON
 	parser content.Parser
+	ap     content.Appender // parser, when it renders in place
 	br     batch.BatchReader
 	dec    batch.Decompressor
 	liter  batch.LegacyIter
 	rec    batch.Record
-	line   []byte
+	line   []byte // a line that did not fit the sink's free space
+	// avail is the start of the sink's free space that startLine handed
+	// out (nil: none), so that endLine does not keep it as line.
+	avail *byte
 
 	// Record lines repeat or step numbers by one; formatting them from
 	// the previous line's digits is most of the cost of a record line.
 	offDigits, tsDigits, seqDigits decimalCache
+	keyDigits, valueDigits         decimalCache // keySize, valueSize
+	bl                             batchDigits  // the batch line's numbers
 	posDigits                      decimalCache // the JSON form's batch_position
 	offsets                        *offsetTrack
 	// capped is a parallel chunk's output: once over its cap, the rest
@@ -206,9 +256,7 @@ const cacheLine = 64
 
 func (f *formatter) init(opts *DumpOptions, out sink, json *jsonWriter, parser content.Parser) {
 	f.opts, f.out, f.json, f.parser = opts, out, json, parser
-	for _, c := range []*decimalCache{&f.offDigits, &f.tsDigits, &f.seqDigits, &f.posDigits} {
-		c.b = make([]byte, 0, cacheLine) // a size class of its own lines: no neighbour to share one with
-	}
+	f.ap, _ = parser.(content.Appender)
 	f.dec.Max = opts.MaxDecompressed
 	f.br.Decompressor.Max = opts.MaxDecompressed
 }
@@ -262,10 +310,42 @@ func (d *Dumper) flushLine() {
 	d.line = d.line[:0]
 }
 
-func (f *formatter) flushLine() {
-	f.line = append(f.line, '\n')
-	f.out.Write(f.line)
-	f.line = f.line[:0]
+// minLineRoom is the free space of the sink below which startLine
+// starts a line in the formatter's own buffer instead.
+const minLineRoom = 512
+
+// startLine is an empty line to append to: the sink's free space, where
+// the line is written without a copy, or the formatter's line buffer
+// when that is larger. Hand the line to endLine or writePart.
+func (f *formatter) startLine() []byte {
+	if a := f.out.AvailableBuffer(); cap(a) >= minLineRoom && cap(a) >= cap(f.line) {
+		f.avail = &a[:1][0]
+		return a
+	}
+	f.avail = nil
+	return f.line[:0]
+}
+
+// endLine writes b, a line from startLine, with its newline.
+func (f *formatter) endLine(b []byte) { f.writePart(append(b, '\n')) }
+
+// writePart writes b, a line from startLine, as it is (a line cut short
+// by an error), and keeps its buffer for the next line unless it is the
+// sink's.
+func (f *formatter) writePart(b []byte) {
+	f.out.Write(b)
+	if cap(b) == 0 || &b[:1][0] != f.avail {
+		f.line = b[:0]
+	}
+	f.avail = nil
+}
+
+// dropLine forgets b, a line from startLine that is not written.
+func (f *formatter) dropLine(b []byte) {
+	if cap(b) > 0 && &b[:1][0] != f.avail {
+		f.line = b[:0]
+	}
+	f.avail = nil
 }
 
 func (d *Dumper) printf(format string, args ...any) {
@@ -398,11 +478,26 @@ func (d *Dumper) dumpLog(name string) error {
 	if err := d.logHeader(name); err != nil {
 		return err
 	}
-	st, err := segment.OpenFile(name, d.opts.MaxBytes, d.streamOptions())
+	if d.workers < 2 || d.opts.KeepGoing {
+		st, err := segment.OpenFile(name, d.opts.MaxBytes, d.streamOptions())
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		return d.dumpStream(name, st)
+	}
+	// It may be dumped on workers: frame it in blocks they can share.
+	st, fb, closer, err := openBlocks(name, d.opts.MaxBytes, d.streamOptions())
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer closer.Close()
+	d.blocks = fb
+	defer func() {
+		d.blocks = nil
+		fb.close()
+		d.blocksLeft = fb.out.Load()
+	}()
 	return d.dumpStream(name, st)
 }
 
@@ -615,7 +710,7 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 		}
 		return d.json.batch(name, e, raw, shown)
 	}
-	b := d.line[:0]
+	b := d.startLine()
 	var (
 		tsType batch.TimestampType
 		maxTs  int64
@@ -626,13 +721,13 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 	)
 	if e.Magic >= batch.MagicV2 {
 		h := &e.Header
-		b = appendV2BatchFields(b, h)
+		b = appendV2BatchFields(b, h, &d.bl)
 		tsType, maxTs, codec, crc = h.TimestampType(), h.MaxTimestamp, h.Codec(), h.CRC
 		valid = batch.ValidCRC(raw)
 	} else {
 		m, err := batch.ParseLegacyHeader(raw) // key and value are for deep iteration
 		if err != nil {
-			d.line = b
+			d.dropLine(b)
 			return &segment.Error{File: name, Offset: e.Pos, Err: err}
 		}
 		b = append(b, "offset: "...)
@@ -643,21 +738,20 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 	// codec throws before any of it is printed.
 	head := len(b)
 	b = append(b, " position: "...)
-	b = strconv.AppendInt(b, e.Pos, 10)
+	b = d.bl.pos.append(b, e.Pos)
 	b = append(b, ' ')
 	b = append(b, tsType.String()...)
 	b = append(b, ": "...)
-	b = strconv.AppendInt(b, maxTs, 10)
+	b = d.bl.ts.append(b, maxTs)
 	b = append(b, " size: "...)
-	b = strconv.AppendInt(b, e.Size, 10)
+	b = d.bl.size.append(b, e.Size)
 	b = append(b, " magic: "...)
 	b = strconv.AppendInt(b, int64(magic), 10)
 	b = append(b, " compresscodec: "...)
 	if !codec.Valid() {
 		// Kafka 4.4 has printed the line up to deleteHorizonMs (offset: N
 		// for legacy entries) when it throws.
-		d.out.Write(b[:head])
-		d.line = b[:0]
+		d.writePart(b[:head])
 		return &segment.Error{File: name, Offset: e.Pos + 21, Err: &batch.FormatError{Pos: 21, Err: batch.ErrUnknownCodec,
 			Detail: fmt.Sprintf("Unknown compression type id: %d", int8(codec))}}
 	}
@@ -679,8 +773,7 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 	if deep := d.opts.DeepIteration || d.opts.PrintDataLog; deep && d.opts.shown.byKey() {
 		b = append(b, " kseg-shown: records whose key matches only (--key/--key-regex)"...)
 	}
-	d.line = b
-	d.flushLine()
+	d.endLine(b)
 	return nil
 }
 
@@ -697,25 +790,31 @@ func appendShown(b []byte, r offsetRange) []byte {
 	return append(b, " only (--from/--to)"...)
 }
 
+// batchDigits are the digit caches of a batch line's numbers: most
+// repeat from batch to batch or grow by a little.
+type batchDigits struct {
+	base, last, count, baseSeq, lastSeq, pid, epoch, leader, pos, ts, size decimalCache
+}
+
 // appendV2BatchFields is the start of a v2 batch's line, from baseOffset
 // to deleteHorizonMs.
-func appendV2BatchFields(b []byte, h *batch.Header) []byte {
+func appendV2BatchFields(b []byte, h *batch.Header, c *batchDigits) []byte {
 	b = append(b, "baseOffset: "...)
-	b = strconv.AppendInt(b, h.BaseOffset, 10)
+	b = c.base.append(b, h.BaseOffset)
 	b = append(b, " lastOffset: "...)
-	b = strconv.AppendInt(b, h.LastOffset(), 10)
+	b = c.last.append(b, h.LastOffset())
 	b = append(b, " count: "...)
-	b = strconv.AppendInt(b, int64(h.RecordCount), 10)
+	b = c.count.append(b, int64(h.RecordCount))
 	b = append(b, " baseSequence: "...)
-	b = strconv.AppendInt(b, int64(h.BaseSequence), 10)
+	b = c.baseSeq.append(b, int64(h.BaseSequence))
 	b = append(b, " lastSequence: "...)
-	b = strconv.AppendInt(b, int64(h.LastSequence()), 10)
+	b = c.lastSeq.append(b, int64(h.LastSequence()))
 	b = append(b, " producerId: "...)
-	b = strconv.AppendInt(b, h.ProducerID, 10)
+	b = c.pid.append(b, h.ProducerID)
 	b = append(b, " producerEpoch: "...)
-	b = strconv.AppendInt(b, int64(h.ProducerEpoch), 10)
+	b = c.epoch.append(b, int64(h.ProducerEpoch))
 	b = append(b, " partitionLeaderEpoch: "...)
-	b = strconv.AppendInt(b, int64(h.PartitionLeaderEpoch), 10)
+	b = c.leader.append(b, int64(h.PartitionLeaderEpoch))
 	b = append(b, " isTransactional: "...)
 	b = appendBool(b, h.IsTransactional())
 	b = append(b, " isControl: "...)
@@ -772,14 +871,13 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 			}
 			continue
 		}
-		b := d.line[:0]
+		b := d.startLine()
 		if !d.opts.SkipRecordMetadata {
 			b = d.appendRecordMeta(b, h.TimestampType(), off, ts, seq, r)
 			if control {
 				var err error
 				if b, err = appendControl(b, off, r); err != nil {
-					d.out.Write(b)
-					d.line = b[:0]
+					d.writePart(b)
 					return locate(name, e.Pos, err)
 				}
 			}
@@ -790,13 +888,11 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 		if d.opts.PrintDataLog && !control {
 			var err error
 			if b, err = d.appendContents(b, off, r.Key, r.Value); err != nil {
-				d.out.Write(b)
-				d.line = b[:0]
+				d.writePart(b)
 				return locate(name, e.Pos, err)
 			}
 		}
-		d.line = b
-		d.flushLine()
+		d.endLine(b)
 	}
 	if d.br.Leftover() > 0 {
 		return locate(name, e.Pos, &batch.FormatError{Err: batch.ErrInvalidRecord, Detail: "Incorrect declared batch size, records still remaining in file"})
@@ -814,9 +910,9 @@ func (d *formatter) appendRecordMeta(b []byte, tsType batch.TimestampType, off, 
 	b = append(b, ": "...)
 	b = d.tsDigits.append(b, ts)
 	b = append(b, " keySize: "...)
-	b = strconv.AppendInt(b, int64(r.KeySize()), 10)
+	b = d.keyDigits.append(b, int64(r.KeySize()))
 	b = append(b, " valueSize: "...)
-	b = strconv.AppendInt(b, int64(r.ValueSize()), 10)
+	b = d.valueDigits.append(b, int64(r.ValueSize()))
 	b = append(b, " sequence: "...)
 	b = d.seqDigits.append(b, int64(seq))
 	b = append(b, " headerKeys: ["...)
@@ -837,26 +933,37 @@ func (d *formatter) appendContents(b []byte, off int64, key, value []byte) ([]by
 	if d.opts.SkipRecordMetadata {
 		prefix = "| "
 	}
-	if ap, ok := d.parser.(content.Appender); ok {
+	if ap := d.ap; ap != nil {
 		// Render in place: try the field, and take it back if nothing prints.
 		// Kafka parses key and value before printing either, so an error
 		// leaves neither on the line.
 		start := len(b)
+		spaced := !d.opts.SkipRecordMetadata // a field precedes: " " starts the next, else "| "
 		if key != nil {
 			mark := len(b)
-			out, printed, err := ap.AppendKey(append(append(b, prefix...), "key: "...), off, key)
+			if spaced {
+				b = append(b, " key: "...)
+			} else {
+				b = append(b, "| key: "...)
+			}
+			out, printed, err := ap.AppendKey(b, off, key)
 			if err != nil {
 				return b[:start], err
 			}
 			if b = out; !printed {
 				b = b[:mark]
 			} else {
-				prefix = " "
+				spaced = true
 			}
 		}
 		if value != nil {
 			mark := len(b)
-			out, printed, err := ap.AppendPayload(append(append(b, prefix...), "payload: "...), off, value)
+			if spaced {
+				b = append(b, " payload: "...)
+			} else {
+				b = append(b, "| payload: "...)
+			}
+			out, printed, err := ap.AppendPayload(b, off, value)
 			if err != nil {
 				return b[:start], err
 			}
@@ -893,17 +1000,15 @@ func (d *formatter) legacyRecords(name string, e *segment.Batch, raw []byte) err
 			// Kafka prints the record line from the raw length fields and
 			// fails only when it reads the key or value for the contents.
 			d.offsets.add(w.Offset)
-			b := d.line[:0]
+			b := d.startLine()
 			if !d.opts.SkipRecordMetadata {
 				b = appendLegacyMeta(b, &w, int64(ks), int64(vs))
 			}
 			if d.opts.PrintDataLog && d.parser != nil {
-				d.out.Write(b)
-				d.line = b[:0]
+				d.writePart(b)
 				return locate(name, e.Pos, err)
 			}
-			d.line = b
-			d.flushLine()
+			d.endLine(b)
 			return nil
 		}
 		return locate(name, e.Pos, err)
@@ -929,19 +1034,17 @@ func (d *formatter) legacyRecords(name string, e *segment.Batch, raw []byte) err
 			d.json.legacyRecord(d, name, e, m)
 			continue
 		}
-		b := d.line[:0]
+		b := d.startLine()
 		if !d.opts.SkipRecordMetadata {
 			b = appendLegacyMeta(b, m, int64(sizeOrNull(m.Key)), int64(sizeOrNull(m.Value)))
 		}
 		if d.opts.PrintDataLog {
 			if b, err = d.appendContents(b, m.Offset, m.Key, m.Value); err != nil {
-				d.out.Write(b)
-				d.line = b[:0]
+				d.writePart(b)
 				return locate(name, e.Pos, err)
 			}
 		}
-		d.line = b
-		d.flushLine()
+		d.endLine(b)
 	}
 	return nil
 }
@@ -976,6 +1079,9 @@ func sizeOrNull(b []byte) int {
 func (d *Dumper) Finish() error {
 	if err := d.out.Flush(); err != nil {
 		return err
+	}
+	if d.stdout.err != nil {
+		return d.stdout.err // a chunk written past the buffer failed
 	}
 	if d.json != nil {
 		d.json.summaries(d)
@@ -1033,24 +1139,84 @@ func sortedKeys(m map[int64]int64, desc bool) []int64 {
 }
 
 // decimalCache formats int64s, reusing the previous value's digits when the
-// value repeats or grows by one without a carry.
+// value repeats or grows by one. The digits are held as three 8-byte
+// words (text byte i in byte i%8 of w[i/8]) that are stepped and copied
+// a word at a time: a byte written and then read back as part of a wider
+// load stalls the load (store forwarding), and a copy of a few bytes
+// through memmove costs a call.
 type decimalCache struct {
+	w     [3]uint64
+	n     int // digits (and sign)
 	v     int64
-	b     []byte
 	valid bool
 }
 
+// decimalRoom is the room append needs after dst's end to copy the
+// words whole (any int64 takes at most 20 bytes).
+const decimalRoom = 24
+
 func (c *decimalCache) append(dst []byte, v int64) []byte {
-	if c.valid {
-		if v == c.v {
-			return append(dst, c.b...)
-		}
-		if v == c.v+1 && v > 0 && c.b[len(c.b)-1] != '9' {
-			c.b[len(c.b)-1]++
-			c.v = v
-			return append(dst, c.b...)
+	if !c.valid || v != c.v {
+		c.set(v)
+	}
+	n := len(dst)
+	if cap(dst)-n < decimalRoom {
+		return c.appendSlow(dst)
+	}
+	d := dst[n : n+decimalRoom]
+	binary.LittleEndian.PutUint64(d[0:8], c.w[0])
+	binary.LittleEndian.PutUint64(d[8:16], c.w[1])
+	binary.LittleEndian.PutUint64(d[16:24], c.w[2])
+	return dst[:n+c.n]
+}
+
+func (c *decimalCache) appendSlow(dst []byte) []byte {
+	for i := range c.n {
+		dst = append(dst, byte(c.w[i/8]>>(uint(i%8)*8)))
+	}
+	return dst
+}
+
+func (c *decimalCache) set(v int64) {
+	if c.valid && c.v >= 0 && v > c.v && v-c.v < 1<<20 {
+		// Add the step to the digits, from the last one on, while it
+		// carries (a number that gains a digit is formatted anew).
+		add := uint64(v - c.v)
+		for i := c.n - 1; i >= 0; i-- {
+			sh := uint(i%8) * 8
+			d := (c.w[i/8]>>sh)&0xff - '0' + add%10
+			add /= 10
+			if d >= 10 {
+				d -= 10
+				add++
+			}
+			c.w[i/8] = c.w[i/8]&^(0xff<<sh) | ('0'+d)<<sh
+			if add == 0 {
+				c.v = v
+				return
+			}
 		}
 	}
-	c.b, c.v, c.valid = strconv.AppendInt(c.b[:0], v, 10), v, true
-	return append(dst, c.b...)
+	u := uint64(v)
+	if v < 0 {
+		u = -u // MinInt64 too: 1<<63
+	}
+	n := 1
+	for t := u; t >= 10; t /= 10 {
+		n++
+	}
+	if v < 0 {
+		n++
+	}
+	var w [3]uint64
+	for i := n - 1; ; i-- {
+		w[i/8] |= uint64('0'+u%10) << (uint(i%8) * 8)
+		if u /= 10; u == 0 {
+			break
+		}
+	}
+	if v < 0 {
+		w[0] |= '-'
+	}
+	c.w, c.n, c.v, c.valid = w, n, v, true
 }

@@ -27,7 +27,21 @@ type jsonWriter struct {
 	v1 bool // schema 1: "file" on every object
 	// scratch holds a rendered field that needs escaping (rare).
 	scratch []byte
-	_       [cacheLine]byte // workers write j per record
+	// own is j.B's buffer when an object does not start in the sink's
+	// free space; avail is the start of that space when it does.
+	own   []byte
+	avail *byte
+	_     [cacheLine]byte // workers write j per record
+}
+
+// start points j at an empty object: in the sink's free space, where
+// end writes it without a copy, or in the writer's own buffer.
+func (jw *jsonWriter) start() {
+	if a := jw.w.AvailableBuffer(); cap(a) >= minLineRoom && cap(a) >= cap(jw.own) {
+		jw.j.B, jw.avail = a, &a[:1][0]
+		return
+	}
+	jw.j.B, jw.avail = jw.own[:0], nil
 }
 
 // JSONSchema is the version of kseg dump's NDJSON schema that "file"
@@ -37,7 +51,7 @@ const JSONSchema = 2
 // begin starts an object that names its file in both schemas (findings,
 // skipped files).
 func (jw *jsonWriter) begin(kind, file string) {
-	jw.j.B = jw.j.B[:0]
+	jw.start()
 	jw.j.Str("type", kind)
 	jw.j.Str("file", file)
 }
@@ -49,7 +63,8 @@ func (jw *jsonWriter) body(kind, file string) {
 		jw.begin(kind, file)
 		return
 	}
-	jw.j.B = append(jw.j.B[:0], `{"type":"`...)
+	jw.start()
+	jw.j.B = append(jw.j.B, `{"type":"`...)
 	jw.j.B = append(jw.j.B, kind...)
 	jw.j.B = append(jw.j.B, '"')
 }
@@ -92,8 +107,12 @@ func (jw *jsonWriter) appendRendered(k string, render func([]byte) ([]byte, bool
 }
 
 func (jw *jsonWriter) end() {
-	jw.w.Write(jw.j.Done())
-	jw.w.WriteByte('\n')
+	b := append(jw.j.Done(), '\n')
+	jw.w.Write(b)
+	if cap(b) > 0 && &b[:1][0] != jw.avail {
+		jw.own = b[:0] // not the sink's: keep it for the next object
+	}
+	jw.j.B, jw.avail = nil, nil // never append to what was written
 }
 
 // bytesField writes k (and k_encoding when not UTF-8); nil is JSON null.
@@ -200,9 +219,9 @@ func (jw *jsonWriter) record(d *formatter, name string, e *segment.Batch, off, t
 	b = append(b, `","timestamp":`...)
 	b = d.tsDigits.append(b, ts)
 	b = append(b, `,"key_size":`...)
-	b = strconv.AppendInt(b, int64(r.KeySize()), 10)
+	b = d.keyDigits.append(b, int64(r.KeySize()))
 	b = append(b, `,"value_size":`...)
-	b = strconv.AppendInt(b, int64(r.ValueSize()), 10)
+	b = d.valueDigits.append(b, int64(r.ValueSize()))
 	b = append(b, `,"sequence":`...)
 	b = d.seqDigits.append(b, int64(seq))
 	j.B = append(b, `,"headers":[`...)
@@ -237,7 +256,7 @@ func (jw *jsonWriter) record(d *formatter, name string, e *segment.Batch, off, t
 			j.Key("control")
 			j.B = append(j.B, js...)
 		}
-	} else if ap, ok := d.parser.(content.Appender); ok && d.opts.PrintDataLog {
+	} else if ap := d.ap; ap != nil && d.opts.PrintDataLog {
 		// Kafka parses key and value before printing either; an error
 		// drops the whole object, so nothing half-written is kept.
 		if r.Key != nil {

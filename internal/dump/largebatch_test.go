@@ -61,7 +61,7 @@ func TestParallelDumpBoundsLargeBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &dumpChunk{done: make(chan struct{}, 1), resume: -1}
-	c.add(st.Batch(), raw)
+	c.add(st.Batch(), raw, nil)
 	opts := DefaultDumpOptions()
 	opts.DeepIteration = true
 	d := NewDumper(opts, nil, nil)

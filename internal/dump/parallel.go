@@ -61,8 +61,11 @@ func (d *Dumper) parallel(st *segment.Stream) bool {
 
 type dumpChunk struct {
 	_       [cacheLine]byte // a worker writes out and offsets per record: no line shared with the chunk before
-	data    []byte          // the entries' bytes, back to back
-	ends    []int           // end of each entry in data
+	data    []byte          // the bytes of the entries not in a block, back to back
+	ends    []int           // end of each entry in data (in a block: the end of the one before)
+	raws    [][]byte        // each entry in its block (fileBlocks), or nil: in data
+	blocks  []*dataBlock    // the blocks raws refer to, a reference held on each
+	size    int             // the entries' bytes
 	batches []segment.Batch
 	records int
 	out     byteSink
@@ -75,9 +78,23 @@ type dumpChunk struct {
 	_      [cacheLine]byte
 }
 
-func (c *dumpChunk) add(b *segment.Batch, raw []byte) {
-	c.data = append(c.data, raw...)
+// add appends an entry: in place in blk, which holds a reference for
+// the chunk (the chunk's last block: that reference is dropped), or
+// copied when blk is nil.
+func (c *dumpChunk) add(b *segment.Batch, raw []byte, blk *dataBlock) {
+	if blk != nil {
+		c.raws = append(c.raws, raw)
+		if n := len(c.blocks); n > 0 && c.blocks[n-1] == blk {
+			blk.release()
+		} else {
+			c.blocks = append(c.blocks, blk)
+		}
+	} else {
+		c.data = append(c.data, raw...)
+		c.raws = append(c.raws, nil)
+	}
 	c.ends = append(c.ends, len(c.data))
+	c.size += len(raw)
 	c.batches = append(c.batches, *b)
 	if b.IsLegacy() {
 		c.records++
@@ -86,13 +103,30 @@ func (c *dumpChunk) add(b *segment.Batch, raw []byte) {
 	}
 }
 
-func (c *dumpChunk) full() bool { return len(c.data) >= chunkBytes || c.records >= chunkRecords }
+func (c *dumpChunk) full() bool { return c.size >= chunkBytes || c.records >= chunkRecords }
+
+// entry is the bytes of entry i.
+func (c *dumpChunk) entry(i int) []byte {
+	if c.raws[i] != nil {
+		return c.raws[i]
+	}
+	start := 0
+	if i > 0 {
+		start = c.ends[i-1]
+	}
+	return c.data[start:c.ends[i]]
+}
 
 // reset empties the chunk for reuse, letting go of buffers an outsized
 // batch grew.
 func (c *dumpChunk) reset() {
 	const keep = 16 << 20
-	c.data, c.ends, c.batches = c.data[:0], c.ends[:0], c.batches[:0]
+	for _, blk := range c.blocks {
+		blk.release()
+	}
+	clear(c.raws) // no slice of a block outlives its reference
+	clear(c.blocks)
+	c.data, c.ends, c.batches, c.raws, c.blocks, c.size = c.data[:0], c.ends[:0], c.batches[:0], c.raws[:0], c.blocks[:0], 0
 	if cap(c.data) > keep {
 		c.data = nil
 	}
@@ -114,12 +148,16 @@ type byteSink struct {
 }
 
 func (s *byteSink) Write(p []byte) (int, error) {
+	n := len(s.b) + len(p)
+	if s.limit > 0 && n > s.limit {
+		s.over = true
+		return len(p), nil
+	}
+	if len(p) > 0 && n <= cap(s.b) && &p[0] == &s.b[:n][len(s.b)] {
+		s.b = s.b[:n] // p was appended to AvailableBuffer: already in place
+		return len(p), nil
+	}
 	if s.limit > 0 {
-		n := len(s.b) + len(p)
-		if n > s.limit {
-			s.over = true
-			return len(p), nil
-		}
 		if n > cap(s.b) {
 			// Grow as append would, but never past the limit.
 			nb := make([]byte, len(s.b), min(max(2*cap(s.b), n), s.limit))
@@ -129,6 +167,25 @@ func (s *byteSink) Write(p []byte) (int, error) {
 	}
 	s.b = append(s.b, p...)
 	return len(p), nil
+}
+
+// sinkRoom is the free space AvailableBuffer makes room for.
+const sinkRoom = 64 << 10
+
+// AvailableBuffer is the free space after what s holds, grown to at least
+// sinkRoom bytes (never past the limit): a line appended to it and then
+// written is not copied.
+func (s *byteSink) AvailableBuffer() []byte {
+	if free := cap(s.b) - len(s.b); free < sinkRoom && (s.limit == 0 || cap(s.b) < s.limit) {
+		c := max(2*cap(s.b), len(s.b)+sinkRoom)
+		if s.limit > 0 {
+			c = min(c, s.limit)
+		}
+		nb := make([]byte, len(s.b), c)
+		copy(nb, s.b)
+		s.b = nb
+	}
+	return s.b[len(s.b):]
 }
 
 func (s *byteSink) WriteByte(c byte) error {
@@ -149,11 +206,9 @@ func (f *formatter) format(name string, c *dumpChunk, deep bool) {
 	if f.json != nil {
 		f.json.w = &c.out
 	}
-	start := 0
 	for i := range c.batches {
 		b := &c.batches[i]
-		raw := c.data[start:c.ends[i]]
-		start = c.ends[i]
+		raw := c.entry(i)
 		if deep && !b.IsLegacy() && int64(max(b.Header.RecordCount, 0))*int64(minRecordLine) > int64(c.out.limit-len(c.out.b)) {
 			c.resume = i
 			return
@@ -186,14 +241,9 @@ func (f *formatter) formatFrom(name string, c *dumpChunk, deep bool, out sink) (
 	if f.json != nil {
 		f.json.w = out
 	}
-	start := 0
-	if c.resume > 0 {
-		start = c.ends[c.resume-1]
-	}
 	for i := c.resume; i < len(c.batches); i++ {
 		b := &c.batches[i]
-		raw := c.data[start:c.ends[i]]
-		start = c.ends[i]
+		raw := c.entry(i)
 		if err := f.batchLine(name, b, raw); err != nil {
 			return t, err
 		}
@@ -299,7 +349,7 @@ func (d *Dumper) writeChunks(name, abs string, deep bool, order <-chan *dumpChun
 	for c := range order {
 		<-c.done
 		if err == nil {
-			d.out.Write(c.out.b)
+			d.writeLarge(c.out.b)
 			join(&c.offsets)
 			if c.resume >= 0 && c.err == nil {
 				if f == nil {
@@ -314,7 +364,7 @@ func (d *Dumper) writeChunks(name, abs string, deep bool, order <-chan *dumpChun
 				stop.Store(true)
 			}
 		}
-		held.release(len(c.data))
+		held.release(c.size)
 		c.reset()
 		free <- c
 	}
@@ -379,16 +429,22 @@ func (d *Dumper) readChunks(st *segment.Stream, free <-chan *dumpChunk, work, or
 			held.wait()
 			c = <-free
 		}
-		c.add(b, raw)
+		var blk *dataBlock
+		if d.blocks != nil {
+			if blk = d.blocks.hold(raw, b.Pos); blk != nil {
+				d.inPlace++
+			}
+		}
+		c.add(b, raw, blk)
 		if c.full() {
-			held.take(len(c.data))
+			held.take(c.size)
 			work <- c
 			order <- c
 			c = nil
 		}
 	}
 	if c != nil {
-		held.take(len(c.data))
+		held.take(c.size)
 		work <- c
 		order <- c
 	}
