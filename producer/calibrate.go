@@ -15,12 +15,12 @@ type Fit struct {
 	// is from the log's (half the L1 distance of the two, in powers of 2:
 	// 0 the same, 1 disjoint).
 	BatchError, HistError float64
-	// Plausible are the senders tried that reproduce the log about as
-	// well as Sender (their score within plausibleTolerance of the best:
-	// the best, and those with the smallest and largest round trip, then
-	// lag, then close cost, four at most): where the log cannot tell its
-	// sender, they differ, and
-	// a prediction should mix them (ReplayMix). Sender is the first.
+	// Plausible are the senders that reproduce the log about as well as
+	// Sender (their score within plausibleTolerance of the best): Sender
+	// first, then for the close cost, the lag and the round trip in turn
+	// the slowest sender found by raising that one alone (four at most).
+	// Where the log cannot tell its sender they differ, and a prediction
+	// should mix them (ReplayMix).
 	Plausible []Sender
 	// Records is how many records the fit replayed (its windows: all of
 	// the log's records, or a sample of windows spread over a large log),
@@ -35,6 +35,10 @@ type FitOptions struct {
 	MaxRecords int // records replayed per try (0: 40,000)
 	Seed       uint64
 	Workers    int
+	// BestOnly skips the search for the slower senders that reproduce
+	// the log as well (Fit.Plausible then holds the best alone): for a
+	// caller that only wants the best fit's story.
+	BestOnly bool
 }
 
 // TraceTiming is the fitted sender as a producer Timing and round trip,
@@ -53,6 +57,10 @@ const maxPlausible = minSimRuns
 // plausibleTolerance (plus one batch) is how much worse than the best a
 // sender may score and still be plausible.
 const plausibleTolerance = 0.03
+
+// valleySteps bounds how far (doublings) a parameter is followed up from
+// the best fit while the replay still reproduces the log.
+const valleySteps = 8
 
 // histWeight weighs the records-per-batch distribution against the
 // batch count in a fit's score.
@@ -147,16 +155,10 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 		}
 		return priorWeight * x
 	}
-	type tried struct {
-		p  [3]float64
-		sc float64
-	}
-	var all []tried
 	best, be, he, err := score(mk(p))
 	if err != nil {
 		return nil, err
 	}
-	all = append(all, tried{p, best})
 	for _, steps := range [][]float64{{0, 0.1, 0.3, 3, 10}, {0.5, 2}, {0.5, 2}, {0.7, 1.4}, {0.7, 1.4}} {
 		for i := range p {
 			cur := p[i]
@@ -180,7 +182,6 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 				if err != nil {
 					return nil, err
 				}
-				all = append(all, tried{q, sc})
 				sc += penalty(q)
 				if sc < best+penalty(p)-1e-9 {
 					best, be, he, p = sc-penalty(q), b, h, q
@@ -199,7 +200,6 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 				if err != nil {
 					return nil, err
 				}
-				all = append(all, tried{q, sc})
 				if sc+penalty(q) >= best+penalty(p)-1e-9 {
 					break
 				}
@@ -208,31 +208,39 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 		}
 	}
 	fit.Sender, fit.BatchError, fit.HistError = mk(p), be, he
-	// the plausible set: within the tolerance of the best score
 	tol := plausibleTolerance + 1/float64(logBatches)
-	var near []tried
-	for _, t := range all {
-		if t.sc <= best+tol {
-			near = append(near, t)
-		}
-	}
+	// The search starts from a fast prior and moves a parameter only as
+	// far as the log demands, so it ends at the fast end of what the log
+	// allows. A log that never loads its sender (a long linger.ms, few
+	// requests) cannot show how slow it may be: follow each parameter up
+	// from the best, doubling, while the replay still reproduces the log,
+	// and keep the slowest such sender of each (the valley's far end), so
+	// that a prediction mixes what the log cannot tell apart.
 	fit.Plausible = []Sender{fit.Sender}
-	seen := map[[3]float64]bool{p: true}
-	for _, i := range []int{2, 0, 1} { // round trip, lag, close
-		lo, hi := near[0], near[0]
-		for _, t := range near {
-			if t.p[i] < lo.p[i] {
-				lo = t
-			}
-			if t.p[i] > hi.p[i] {
-				hi = t
-			}
+	for _, i := range []int{1, 0, 2} { // close cost, lag, round trip
+		if opts.BestOnly {
+			break
 		}
-		for _, t := range []tried{lo, hi} {
-			if !seen[t.p] && len(fit.Plausible) < maxPlausible {
-				seen[t.p] = true
-				fit.Plausible = append(fit.Plausible, mk(t.p))
+		q, last := p, p
+		for n := 0; n < valleySteps; n++ {
+			q[i] = min(ceil[i], max(floor[i], q[i]*2))
+			if q[i] == last[i] {
+				break
 			}
+			sc, b, _, err := score(mk(q))
+			if err != nil {
+				return nil, err
+			}
+			// plausible, and its own replay of the log's batch count no
+			// further off than the best's or the tolerance: the mix of
+			// them then still reproduces the log
+			if sc > best+tol || math.Abs(b) > max(math.Abs(be), tol) {
+				break
+			}
+			last = q
+		}
+		if last != p && len(fit.Plausible) < maxPlausible {
+			fit.Plausible = append(fit.Plausible, mk(last))
 		}
 	}
 	return fit, nil

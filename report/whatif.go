@@ -71,6 +71,9 @@ func whatifTopicText(w *bufio.Writer, r *whatif.Result) {
 		ms(s.Lag), ms(s.Close), ms(s.RTT), r.Fit.Evaluations, r.Fit.Records)
 	if n := len(r.Fit.Plausible); n > 1 {
 		fmt.Fprintf(w, "  %d senders reproduce the log about as well (the log cannot tell them apart): the runs mix them\n", n)
+		for _, o := range r.Fit.Plausible[1:] {
+			fmt.Fprintf(w, "    lag %s, close %s a batch, round trip %s\n", ms(o.Lag), ms(o.Close), ms(o.RTT))
+		}
 	}
 	be, re := r.ReplayError()
 	rq := r.Replay.TotalBatches()
@@ -187,6 +190,23 @@ func WhatifJSON(w io.Writer, results []*whatif.Result) error {
 		snd.Raw("run_jitter", fJSON(s.RunJitter))
 		snd.Raw("rtt_jitter", fJSON(s.RTTJitter))
 		j.Raw("sender", string(snd.Done()))
+		if len(r.Fit.Plausible) > 1 {
+			// the other senders the runs mix (the log cannot tell them apart)
+			var arr []byte
+			arr = append(arr, '[')
+			for k, o := range r.Fit.Plausible[1:] {
+				if k > 0 {
+					arr = append(arr, ',')
+				}
+				var po jsonobj.Obj
+				po.Raw("lag_ms", msJSON(o.Lag))
+				po.Raw("close_ms", msJSON(o.Close))
+				po.Raw("rtt_ms", msJSON(o.RTT))
+				arr = append(arr, po.Done()...)
+			}
+			arr = append(arr, ']')
+			j.Raw("also_mixed", string(arr))
+		}
 		be, re := r.ReplayError()
 		var e jsonobj.Obj
 		e.Raw("batches", fJSON(be))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -118,5 +119,31 @@ func score(dir, preds string) error {
 	fmt.Printf("%d predictions from %d invocations; %d scored, %d skipped (per-partition records of unkeyed multi-partition groups, scored by topic total; topic totals of the others)\n",
 		len(all), len(files), len(res.Items), res.Skipped)
 	fmt.Print(res.Table())
+	if os.Getenv("WHATIF_ITEMS") != "" {
+		printItems(res.Items)
+	}
 	return nil
+}
+
+// printItems lists every scored item (WHATIF_ITEMS=1 in the environment): where a median or the
+// band misses, and by how much, which the table by group does not show.
+func printItems(items []whatifdata.Item) {
+	fmt.Printf("\n%-22s %-6s %-18s %3s %4s %6s %8s %-13s %8s %-13s %6s %s\n", "group", "cond", "from→to", "run", "part", "log", "replay", "real [min-max]", "pred p50", "[p5-p95]", "inside", "ok")
+	for _, it := range items {
+		part := strconv.Itoa(int(it.Partition))
+		if it.Partition == whatifdata.TopicTotal {
+			part = "all"
+		}
+		lo, hi := slices.Min(it.Real), slices.Max(it.Real)
+		ok := ""
+		if !it.MedianOK {
+			ok += " MEDIAN"
+		}
+		if !it.ReplayOK {
+			ok += " REPLAY"
+		}
+		fmt.Printf("%-22s %-6s %-18s %3d %4s %6d %8.0f %5.1f [%d-%d] %8.0f [%.0f-%.0f] %3d/%d%s\n", it.Group, it.Condition,
+			it.From+"→"+it.To, it.Run, part, it.LogBatches, it.Replay.P50, it.RealMedian, lo, hi,
+			it.Predicted.P50, it.Predicted.P5, it.Predicted.P95, it.Inside, len(it.Real), ok)
+	}
 }
