@@ -38,11 +38,11 @@ type entryCRC struct {
 	v2   bool
 }
 
-// parOK says whether a read at an entry boundary of want bytes is split
-// across goroutines: a local file (os.File's ReadAt may run concurrently)
-// of known size, in parts of at least minParPart.
-func (s *scanner) parOK(want int) bool {
-	if s.par < 2 || s.open || s.slicer != nil || want < 2*minParPart {
+// parOK says whether a read at an entry boundary is split across
+// goroutines: with par > 1, from a local file (os.File's ReadAt may run
+// concurrently) of known size. Other sources read as with one worker.
+func (s *scanner) parOK() bool {
+	if s.par < 2 || s.open || s.slicer != nil {
 		return false
 	}
 	_, ok := s.r.(*os.File)

@@ -181,3 +181,33 @@ func BenchmarkCRCWorkers(b *testing.B) {
 		})
 	}
 }
+
+// sizeRecorder is a ReaderAt that is not a file and records its reads.
+type sizeRecorder struct {
+	r   *bytes.Reader
+	max int
+}
+
+func (s *sizeRecorder) ReadAt(p []byte, off int64) (int, error) {
+	s.max = max(s.max, len(p))
+	return s.r.ReadAt(p, off)
+}
+
+// TestCRCWorkersOnlyFiles: a source that is not a local file (a remote
+// store's ranged reads) is read in the blocks of one worker, whatever
+// CRCWorkers says.
+func TestCRCWorkersOnlyFiles(t *testing.T) {
+	data := benchSegment(t, batch.CodecNone, 40, 3_000_000)
+	for _, workers := range []int{0, 2} {
+		r := &sizeRecorder{r: bytes.NewReader(data)}
+		st := NewStream(Source{Name: "x.log", R: r, Size: int64(len(data))}, Options{KeepGoing: true, VerifyCRC: true, CRCWorkers: workers})
+		for st.Next() {
+		}
+		if st.Err() != nil || st.Tail() != int64(len(data)) {
+			t.Fatalf("workers %d: tail %d err %v", workers, st.Tail(), st.Err())
+		}
+		if r.max != blockSize {
+			t.Errorf("workers %d: reads of up to %d bytes, want %d", workers, r.max, blockSize)
+		}
+	}
+}

@@ -150,7 +150,7 @@ func (s *scanner) window(off int64, n int) ([]byte, error) {
 	if s.slicer != nil {
 		want = 0 // the Slicer serves the bytes; this read only says why it could not
 	}
-	par := s.aligned && s.par > 1 && s.slicer == nil
+	par := s.aligned && s.parOK()
 	if par {
 		want *= s.par // a part of a block per goroutine
 	}
@@ -170,7 +170,7 @@ func (s *scanner) window(off int64, n int) ([]byte, error) {
 	s.own = s.buf
 	var m int
 	var err error
-	if par && s.parOK(want) {
+	if par && want >= 2*minParPart {
 		m, err = s.readPar(off, want)
 	} else {
 		m, err = s.r.ReadAt(s.buf, off)
