@@ -150,9 +150,11 @@ func (s *scanner) window(off int64, n int) ([]byte, error) {
 	if s.slicer != nil {
 		want = 0 // the Slicer serves the bytes; this read only says why it could not
 	}
-	par := s.aligned && s.parOK()
+	// A part of a block per goroutine; small blocks (a bounded window's)
+	// stay as they are.
+	par := s.aligned && s.parOK() && s.block*s.par >= 2*minParPart
 	if par {
-		want *= s.par // a part of a block per goroutine
+		want *= s.par
 	}
 	if n > want {
 		want = n
