@@ -194,6 +194,12 @@ if [ -d "$out/parts-10k" ] || [ -n "${MANY_PARTITIONS:-}" ]; then
     "$kseg" produce --out "$out/parts-10k" --partitions 10000 --records 2000000 \
       --value-size 100 --key-count 500000 --key-prefix k >/dev/null
   fi
+  # produce's peak RSS does not grow with partitions (a shared write budget): 10,000 against 1
+  for n in 10000 1; do
+    timed "kseg produce, $n partition(s), 2 M keyed records" 1 "$kseg" produce --out "$out/produce-rss" --force \
+      --partitions "$n" --records 2000000 --value-size 100 --key-count 500000 --key-prefix k
+  done
+  rm -rf "$out/produce-rss"
   pfiles=("$out"/parts-10k/*/*.log)
   pbytes=$(cat "${pfiles[@]}" | wc -c)
   echo "${#pfiles[@]} logs, $pbytes bytes; in one process, fastest of 5 rounds (bench/driver parts):"

@@ -377,7 +377,11 @@ func newProduceCmd() *cobra.Command {
 				if r.output.json() && len(cfg.Inject) > 0 {
 					return withCode(ExitUsage, errors.New("--json gives the model's batches; it cannot be combined with --inject"))
 				}
-				res, err := producer.Run(cfg, r.out, r.force)
+				run := producer.RunCounts // the count lines need no list of every batch
+				if r.output.json() {
+					run = producer.Run
+				}
+				res, err := run(cfg, r.out, r.force)
 				if err != nil {
 					return produceErr(err)
 				}

@@ -23,7 +23,8 @@ type Result struct {
 	TopicID    string
 	Partitions []PartitionStats
 	Faults     []InjectedFault
-	// Batches is every batch in drain order with the model's cut reason.
+	// Batches is every batch in drain order with the model's cut reason
+	// (empty from RunCounts).
 	Batches []BatchCut
 }
 
@@ -54,13 +55,24 @@ func topicID(seed uint64, topic string) index.Uuid {
 // directory is built beside out and renamed into place, so out never holds
 // a partial result.
 func Run(cfg Config, out string, force bool) (*Result, error) {
+	return run(cfg, out, force, true)
+}
+
+// RunCounts is Run without Result.Batches: what it holds does not grow
+// with the batches written (a list of every batch is 48 bytes a batch,
+// 100 MB for the two million batches of 10,000 keyed partitions).
+func RunCounts(cfg Config, out string, force bool) (*Result, error) {
+	return run(cfg, out, force, false)
+}
+
+func run(cfg Config, out string, force, cuts bool) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	var res *Result
 	err := atomicfile.WriteDir(out, force, func(tmp string) error {
 		var err error
-		res, err = Write(cfg, tmp)
+		res, err = write(cfg, tmp, cuts, nil)
 		return err
 	})
 	if err != nil {
@@ -73,6 +85,12 @@ func Run(cfg Config, out string, force bool) (*Result, error) {
 // Write runs the model and writes the partition directories into dir,
 // which must exist. It does not do the atomic placement; Run does.
 func Write(cfg Config, dir string) (*Result, error) {
+	return write(cfg, dir, true, nil)
+}
+
+// write is Write, keeping Result.Batches when cuts is set, with the
+// pending files' memory from pool (nil: a pool of writeBudget).
+func write(cfg Config, dir string, cuts bool, pool *writePool) (*Result, error) {
 	recs, err := prepare(&cfg)
 	if err != nil {
 		return nil, err
@@ -88,8 +106,11 @@ func Write(cfg Config, dir string) (*Result, error) {
 		}
 		return nil, err
 	}
+	if pool == nil {
+		pool = &writePool{budget: writeBudget}
+	}
 	for p := range writers {
-		w, err := newPartitionWriter(&cfg, dir, p)
+		w, err := newPartitionWriter(&cfg, dir, p, pool)
 		if err != nil {
 			return fail(err)
 		}
@@ -100,7 +121,9 @@ func Write(cfg Config, dir string) (*Result, error) {
 	next := make([]int64, cfg.Partitions)
 	hook := s.onDrain
 	s.onDrain = func(d DrainedBatch) {
-		res.Batches = append(res.Batches, BatchCut{Partition: d.Partition, BaseOffset: next[d.Partition], Records: d.Records, Bytes: d.Bytes, Cut: d.Cut})
+		if cuts {
+			res.Batches = append(res.Batches, BatchCut{Partition: d.Partition, BaseOffset: next[d.Partition], Records: d.Records, Bytes: d.Bytes, Cut: d.Cut})
+		}
 		next[d.Partition] += int64(d.Records)
 		if hook != nil {
 			hook(d)

@@ -43,23 +43,50 @@ type producerEntry struct {
 }
 
 // pendingFile is one file of the active segment: bytes appended in memory
-// and written out (open, write, close) when flushAt of them are pending and
-// when the segment closes. No file stays open between writes, so the number
-// of partitions is not bounded by the open-file limit.
+// and written out (open, write, close) when flushAt of them are pending,
+// when the buffers of all partitions hold more than their pool's budget,
+// and when the segment closes. No file stays open between writes, so the
+// number of partitions is not bounded by the open-file limit.
 type pendingFile struct {
 	path    string
 	buf     []byte
 	flushAt int
 	written bool // the file exists (created by the first write)
+	pool    *writePool
 }
 
-// write appends b, flushing when flushAt bytes are pending.
+// writePool is the memory the pending files of one run hold: the
+// capacity of their buffers, which the writer keeps at most budget (plus
+// the buffer being written) whatever the number of partitions.
+type writePool struct {
+	held, budget int
+	peak         int // the most held at once (for tests)
+}
+
+// write appends b, flushing when flushAt bytes are pending; when the
+// pool is over its budget it flushes and lets the buffer go. As the
+// partitions fill at similar rates, each is then flushed with about
+// budget/partitions bytes pending.
 func (f *pendingFile) write(b []byte) error {
+	c := cap(f.buf)
 	f.buf = append(f.buf, b...)
+	f.pool.held += cap(f.buf) - c
+	f.pool.peak = max(f.pool.peak, f.pool.held)
+	if f.pool.held > f.pool.budget {
+		return f.release()
+	}
 	if len(f.buf) >= f.flushAt {
 		return f.flush()
 	}
 	return nil
+}
+
+// release flushes f and gives its buffer back.
+func (f *pendingFile) release() error {
+	err := f.flush()
+	f.pool.held -= cap(f.buf)
+	f.buf = nil
+	return err
 }
 
 // flush writes the pending bytes: the first flush creates (truncates) the
@@ -122,9 +149,10 @@ type partitionWriter struct {
 	stats          PartitionStats
 	scratch        []byte
 	flushAt        int // pending bytes per file that trigger a write
+	pool           *writePool
 }
 
-func newPartitionWriter(cfg *Config, root string, part int) (*partitionWriter, error) {
+func newPartitionWriter(cfg *Config, root string, part int, pool *writePool) (*partitionWriter, error) {
 	dir := filepath.Join(root, fmt.Sprintf("%s-%d", cfg.Topic, part))
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, err
@@ -134,7 +162,8 @@ func newPartitionWriter(cfg *Config, root string, part int) (*partitionWriter, e
 		dir:       dir,
 		producers: map[int64]*producerEntry{},
 		stats:     PartitionStats{Partition: part, RecordsPerBatch: map[int]int{}},
-		flushAt:   min(maxFlush, max(minFlush, writeBudget/max(cfg.Partitions, 1))),
+		flushAt:   min(maxFlush, max(minFlush, pool.budget/max(cfg.Partitions, 1))),
+		pool:      pool,
 	}
 	w.openSegment(0)
 	return w, nil
@@ -146,9 +175,9 @@ func segmentName(dir string, base int64, suffix string) string {
 
 func (w *partitionWriter) openSegment(base int64) {
 	s := &segmentWriter{base: base, maxTs: batch.NoTimestamp, maxTsOffset: -1, lastTidxTs: batch.NoTimestamp}
-	s.log = pendingFile{path: segmentName(w.dir, base, ".log"), flushAt: w.flushAt}
-	s.idx = pendingFile{path: segmentName(w.dir, base, ".index"), flushAt: w.flushAt}
-	s.tidx = pendingFile{path: segmentName(w.dir, base, ".timeindex"), flushAt: w.flushAt}
+	s.log = pendingFile{path: segmentName(w.dir, base, ".log"), flushAt: w.flushAt, pool: w.pool}
+	s.idx = pendingFile{path: segmentName(w.dir, base, ".index"), flushAt: w.flushAt, pool: w.pool}
+	s.tidx = pendingFile{path: segmentName(w.dir, base, ".timeindex"), flushAt: w.flushAt, pool: w.pool}
 	// The files are created by their first write at the latest when the
 	// segment closes: a small partition's files are each opened once.
 	w.seg = s
@@ -164,7 +193,7 @@ func (w *partitionWriter) closeSegment() error {
 		first = s.appendTimeIndex(s.maxTs, s.maxTsOffset)
 	}
 	for _, f := range []*pendingFile{&s.log, &s.idx, &s.tidx} {
-		if err := f.flush(); err != nil && first == nil {
+		if err := f.release(); err != nil && first == nil {
 			first = err
 		}
 	}

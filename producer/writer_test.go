@@ -75,3 +75,55 @@ func TestWriterManyPartitionsFewFiles(t *testing.T) {
 		t.Fatalf("%d partitions, %d records", len(res.Partitions), recs)
 	}
 }
+
+// TestWriterMemoryBoundedByPartitions: the pending files of a run hold at
+// most the write budget (plus the buffer being written) however many
+// partitions there are, and the files are the same as with a budget large
+// enough for every partition's buffers. Without the list of batches
+// (RunCounts) the counts are Run's.
+func TestWriterMemoryBoundedByPartitions(t *testing.T) {
+	cfg := seedConfig(func(c *Config) {
+		c.Records, c.Partitions, c.KeyPrefix, c.KeyCount = 30000, 1000, "k", 10000
+	})
+	ref := t.TempDir()
+	want, err := write(cfg, ref, true, &writePool{budget: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Batches) == 0 {
+		t.Fatal("Write kept no batches")
+	}
+	for _, budget := range []int{256 << 10, 1 << 20} {
+		pool := &writePool{budget: budget}
+		out := t.TempDir()
+		got, err := write(cfg, out, false, pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Without the pool each partition's log alone holds minFlush.
+		if unbounded := cfg.Partitions * minFlush; unbounded <= budget {
+			t.Fatalf("budget %d: the test does not reach the bound (%d)", budget, unbounded)
+		}
+		if limit := budget + 64<<10; pool.peak > limit || pool.peak < budget/2 {
+			t.Errorf("budget %d: pending buffers peaked at %d bytes, want at most %d (and near the budget)", budget, pool.peak, limit)
+		}
+		if len(got.Batches) != 0 {
+			t.Errorf("RunCounts kept %d batches", len(got.Batches))
+		}
+		for p := range got.Partitions {
+			g, w := got.Partitions[p], want.Partitions[p]
+			if g.Batches != w.Batches || g.Records != w.Records || g.Bytes != w.Bytes {
+				t.Fatalf("partition %d: %+v, Run %+v", p, g, w)
+			}
+		}
+		a, b := treeBytes(t, ref), treeBytes(t, out)
+		if len(a) != len(b) {
+			t.Fatalf("%d files, then %d", len(a), len(b))
+		}
+		for name, x := range a {
+			if !bytes.Equal(x, b[name]) {
+				t.Fatalf("budget %d: %s differs", budget, name)
+			}
+		}
+	}
+}

@@ -24,6 +24,11 @@ type Options struct {
 	// Detail keeps, in a finding that covers several batches, the finding
 	// of each batch (Finding.Batches).
 	Detail bool
+
+	// crcWorkers computes a segment's checksums on that many goroutines
+	// (segment.Options.CRCWorkers): each sets it to the cores its
+	// partition workers leave idle.
+	crcWorkers int
 }
 
 // ringSize is how many recent batches per producer are kept to say where
@@ -290,7 +295,7 @@ func at(code Code, sev Severity, file string, pos int64, h *batch.Header) Findin
 }
 
 func (a *auditor) scanFile(i int, path string) error {
-	opts := segment.Options{KeepGoing: true, VerifyCRC: !a.opts.SkipCRC, OnRegion: a.region}
+	opts := segment.Options{KeepGoing: true, VerifyCRC: !a.opts.SkipCRC, OnRegion: a.region, CRCWorkers: a.opts.crcWorkers}
 	seg := segment.Segment{Path: path}
 	if a.p.Remote != nil {
 		seg = a.p.Remote[i]

@@ -46,6 +46,9 @@ func each(ps []*Partition, workers int, opts Options, audit func(*Partition, Opt
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	// Fewer partitions than workers (one large segment): the cores left
+	// over compute checksums beside each partition's framing.
+	opts.crcWorkers = max(workers/max(len(ps), 1), 1)
 	workers = min(workers, max(len(ps), 1))
 	if workers == 1 {
 		st := &segment.Stream{}

@@ -18,6 +18,8 @@ package source
 import (
 	"context"
 	"net/url"
+	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -63,6 +65,37 @@ type Set struct {
 	mu       sync.Mutex
 	clusters map[string]*wire.Cluster // by broker list
 	onKafka  map[string]kafkaPart     // by partition Dir
+	gc       func()                   // restores the GC settings wireGC changed
+}
+
+// Fetched responses are garbage once framed: the client allocates each
+// (up to 4 MiB) afresh, so at the default GOGC of 100 the collector ran
+// every two or three responses, and count over the wire spent about as
+// much CPU in it as in everything else. While a cluster is open the set
+// lets the heap grow to five times what is live (wireGCPercent), within a
+// soft limit (wireMemLimit) that keeps a command holding much more alive
+// collecting as before; GOGC and GOMEMLIMIT in the environment win.
+const (
+	wireGCPercent = 400
+	wireMemLimit  = 256 << 20
+)
+
+// wireGC applies the settings above and returns what restores the old.
+func wireGC() func() {
+	var undo []func()
+	if os.Getenv("GOGC") == "" {
+		old := debug.SetGCPercent(wireGCPercent)
+		undo = append(undo, func() { debug.SetGCPercent(old) })
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		old := debug.SetMemoryLimit(wireMemLimit)
+		undo = append(undo, func() { debug.SetMemoryLimit(old) })
+	}
+	return func() {
+		for _, u := range undo {
+			u()
+		}
+	}
 }
 
 // kafkaPart is where a partition resolved from kafka:// lives.
@@ -143,6 +176,9 @@ func (s *Set) cluster(brokers []string) (*wire.Cluster, error) {
 		return nil, err
 	}
 	s.clusters[key] = cc
+	if s.gc == nil {
+		s.gc = wireGC()
+	}
 	return cc, nil
 }
 
@@ -156,6 +192,10 @@ func (s *Set) Close() error {
 		delete(s.clusters, k)
 	}
 	clear(s.onKafka)
+	if s.gc != nil {
+		s.gc()
+		s.gc = nil
+	}
 	return nil
 }
 
