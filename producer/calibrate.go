@@ -27,7 +27,23 @@ type Fit struct {
 	// Evaluations how many senders it tried.
 	Records     int
 	Evaluations int
+	// LogBatches is the log's batches begun in the windows the fit
+	// replayed (the denominator of BatchError).
+	LogBatches int
+	// Objective is Score plus the prior's penalty on the fitted sender
+	// (what the fit minimised).
+	Objective float64
 }
+
+// Score is how far the fitted sender's replay is from the log: the
+// median batch count's relative error plus histWeight times the
+// records-per-batch distance (0: the log's own layout).
+func (f *Fit) Score() float64 { return math.Abs(f.BatchError) + histWeight*f.HistError }
+
+// Tolerance is how much worse than the best a fit's Score may be and
+// still reproduce the log as well (plausibleTolerance plus one batch of
+// the windows fitted): the same rule as Plausible's.
+func (f *Fit) Tolerance() float64 { return plausibleTolerance + 1/float64(max(1, f.LogBatches)) }
 
 // FitOptions bound a fit's work.
 type FitOptions struct {
@@ -35,6 +51,9 @@ type FitOptions struct {
 	MaxRecords int // records replayed per try (0: 40,000)
 	Seed       uint64
 	Workers    int
+	// Rounds is how many of the search's rounds of steps (coarse to
+	// fine) a fit takes (0: all five); fewer is a coarser, cheaper fit.
+	Rounds int
 }
 
 // TraceTiming is the fitted sender as a producer Timing and round trip,
@@ -83,7 +102,7 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 		return nil, err
 	}
 	wins, logBatches, logHist := fitWindows(traces, cfg, opts.MaxRecords)
-	fit := &Fit{}
+	fit := &Fit{LogBatches: logBatches}
 	for _, w := range wins {
 		fit.Records += w.countHi - w.countLo
 	}
@@ -157,7 +176,11 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 		return nil, err
 	}
 	all = append(all, tried{p, best})
-	for _, steps := range [][]float64{{0, 0.1, 0.3, 3, 10}, {0.5, 2}, {0.5, 2}, {0.7, 1.4}, {0.7, 1.4}} {
+	rounds := [][]float64{{0, 0.1, 0.3, 3, 10}, {0.5, 2}, {0.5, 2}, {0.7, 1.4}, {0.7, 1.4}}
+	if opts.Rounds > 0 && opts.Rounds < len(rounds) {
+		rounds = rounds[:opts.Rounds]
+	}
+	for _, steps := range rounds {
 		for i := range p {
 			cur := p[i]
 			for _, m := range steps {
@@ -208,6 +231,7 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 		}
 	}
 	fit.Sender, fit.BatchError, fit.HistError = mk(p), be, he
+	fit.Objective = best + penalty(p)
 	// the plausible set: within the tolerance of the best score
 	tol := plausibleTolerance + 1/float64(logBatches)
 	var near []tried
