@@ -22,6 +22,10 @@ type Fit struct {
 	// sender, they differ, and
 	// a prediction should mix them (ReplayMix). Sender is the first.
 	Plausible []Sender
+	// Near are every sender tried that scores within the tolerance of
+	// the best (Plausible is a few of them): what the log cannot tell
+	// apart, e.g. the round trips of a log cut by linger.ms.
+	Near []Sender
 	// Records is how many records the fit replayed (its windows: all of
 	// the log's records, or a sample of windows spread over a large log),
 	// Evaluations how many senders it tried.
@@ -238,6 +242,7 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 	for _, t := range all {
 		if t.sc <= best+tol {
 			near = append(near, t)
+			fit.Near = append(fit.Near, mk(t.p))
 		}
 	}
 	fit.Plausible = []Sender{fit.Sender}

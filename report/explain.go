@@ -79,6 +79,7 @@ func sendersJSON(ss []explain.SenderStory) string {
 		}
 		var j jsonobj.Obj
 		j.Int("linger_ms", x.LingerMs)
+		j.Raw("linger_or_more", strconv.FormatBool(x.OrMore))
 		j.Raw("lag_ms", strconv.FormatFloat(x.LagMs, 'f', 3, 64))
 		j.Raw("close_ms", strconv.FormatFloat(x.CloseMs, 'f', 3, 64))
 		j.Raw("rtt_ms", strconv.FormatFloat(x.RTTMs, 'f', 3, 64))
@@ -97,8 +98,12 @@ func senderText(x explain.SenderStory, likely bool) string {
 	if likely {
 		how = "likely"
 	}
-	return fmt.Sprintf("%s linger.ms=%d with lag %.2f ms, close %.2f ms, round trip %.2f ms (replay %+.1f%% batches over %d records)",
-		how, x.LingerMs, x.LagMs, x.CloseMs, x.RTTMs, 100*x.BatchError, x.Records)
+	at := fmt.Sprintf("=%d", x.LingerMs)
+	if x.OrMore {
+		at = fmt.Sprintf(">=%d", x.LingerMs)
+	}
+	return fmt.Sprintf("%s linger.ms%s with lag %.2f ms, close %.2f ms, round trip %.2f ms (replay %+.1f%% batches over %d records)",
+		how, at, x.LagMs, x.CloseMs, x.RTTMs, 100*x.BatchError, x.Records)
 }
 
 func intervalJSON(iv *explain.Interval) string {

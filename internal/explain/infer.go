@@ -62,7 +62,10 @@ type Settings struct {
 // sender running, its cost to close a batch, the produce round trip, and
 // how close its replay comes to the log.
 type SenderStory struct {
-	LingerMs              int64
+	LingerMs int64
+	// OrMore: LingerMs stands for every value from it up (past the
+	// log's longest gap no longer linger.ms changes the batches).
+	OrMore                bool
 	LagMs, CloseMs, RTTMs float64
 	// BatchError is (the replay's median batches − the log's) / the
 	// log's, HistError the records-per-batch distance (0 to 1), over
@@ -421,20 +424,50 @@ func (p *Producer) markUntimed(data []*Batch, codec batch.Codec) {
 // sender over linger.ms values, linger.ms and the sender from the
 // producer model run backwards (inferLinger). Where records came after
 // every replay's drain, the replay is run again with the fitted sender's
-// round trip (a busy node holds drains), and its story is told when the
-// log contradicts it less.
+// round trip (a busy node holds drains: each round trip of the senders
+// that reproduce the log), and its story is told when the log
+// contradicts it less.
 func (p *Producer) inferBatching(in *inference, codec batch.Codec) {
-	st := in.fit(0, math.MaxInt)
+	st := in.fit(0, math.MaxInt, 1)
 	lingerN := p.tellCuts(in, st, codec)
 	p.inferLinger(in, codec, lingerN)
 	if st.best == 0 || p.model == nil || p.model.Likely == nil {
 		return
 	}
-	snd := p.model.Likely.Fit.Sender
-	rtt := max(1, int64((snd.RTT+time.Millisecond/2)/time.Millisecond))
-	if busy := in.fit(rtt, st.best-1); busy != nil {
-		p.tellCuts(in, busy, codec)
-		p.noteBusy(busy.runs[0], p.model.Likely.LingerMs)
+	// the round trips of the senders that reproduce the log (every
+	// sender each reproducing fit tried within its tolerance): the
+	// model's, never a search of explain's own
+	var rtts []int64
+	fittedAt := map[int64]int64{}
+	for _, f := range p.model.Fits {
+		if !f.Reproduces {
+			continue
+		}
+		for _, snd := range f.Fit.Near {
+			rtt := max(1, int64((snd.RTT+time.Millisecond/2)/time.Millisecond))
+			if _, ok := fittedAt[rtt]; !ok {
+				fittedAt[rtt] = f.LingerMs
+				rtts = append(rtts, rtt)
+			}
+		}
+	}
+	slices.Sort(rtts)
+	for _, rtt := range rttCandidates(in.data, in.tEnd) {
+		if _, ok := fittedAt[rtt]; !ok {
+			fittedAt[rtt] = -1
+			rtts = append(rtts, rtt)
+		}
+	}
+	var best *stories
+	limit := st.best - 1
+	for _, rtt := range rtts {
+		if busy := in.fit(rtt, limit, len(rtts)); busy != nil && (best == nil || busy.best < best.best) {
+			best, limit = busy, busy.best
+		}
+	}
+	if best != nil {
+		p.tellCuts(in, best, codec)
+		p.noteBusy(best.runs[0], fittedAt[best.runs[0].rtt])
 	}
 }
 
@@ -459,7 +492,11 @@ func (p *Producer) noteBusy(chosen replayRun, fittedAt int64) {
 	if s.MaxInFlight != "" {
 		s.MaxInFlight += "; "
 	}
-	s.MaxInFlight += fmt.Sprintf("%d requests unanswered held %d drain(s) (the round trip of %d ms the producer model fitted at linger.ms=%d)", inFlight, chosen.held, chosen.rtt, fittedAt)
+	if fittedAt < 0 {
+		s.MaxInFlight += fmt.Sprintf("%d requests unanswered held %d drain(s) (a round trip of %d ms, read from the holds; no sender the producer model fitted has it)", inFlight, chosen.held, chosen.rtt)
+		return
+	}
+	s.MaxInFlight += fmt.Sprintf("%d requests unanswered held %d drain(s) (a round trip of %d ms, of a sender the producer model fitted at linger.ms=%d)", inFlight, chosen.held, chosen.rtt, fittedAt)
 }
 
 // inference is what infer's steps share about one producer's data
@@ -588,8 +625,8 @@ func (in *inference) replays(Ls []int64, rtt int64, limit int) (runs []replayRun
 // once) over every linger.ms value worth trying and keeps those the log
 // contradicts least, none with more than limit (nil when none): the
 // stories that name the cuts.
-func (in *inference) fit(rtt int64, limit int) *stories {
-	runs, best := in.replays(lingerCandidates(in.data, in.tEnd, replaySteps), rtt, limit)
+func (in *inference) fit(rtt int64, limit, passes int) *stories {
+	runs, best := in.replays(lingerCandidates(in.data, in.tEnd, replaySteps/max(1, passes)), rtt, limit)
 	if len(runs) == 0 {
 		return nil
 	}

@@ -70,18 +70,24 @@ func (p *Producer) inferLinger(in *inference, codec batch.Codec, lingerN int) {
 	}
 	for _, f := range []*producer.LingerFit{r.Likely, r.Lowest, r.Highest} {
 		if !slices.ContainsFunc(s.Senders, func(x SenderStory) bool { return x.LingerMs == f.LingerMs }) {
-			s.Senders = append(s.Senders, senderStory(f))
+			x := senderStory(f)
+			x.OrMore = r.Max < 0 && f == r.Highest
+			s.Senders = append(s.Senders, x)
 		}
 	}
-	tried := fmt.Sprintf("the producer model, its sender fitted to %d records of the log at each of %d linger.ms values, reproduces the log's layout (score within %.3f of the best, %.3f) from linger.ms %d to %d",
-		r.Likely.Fit.Records, len(r.Fits), r.Tolerance, r.Best, r.Lowest.LingerMs, r.Highest.LingerMs)
+	hiText := fmt.Sprint(r.Highest.LingerMs)
+	if r.Max < 0 {
+		hiText += " or more"
+	}
+	tried := fmt.Sprintf("the producer model, its sender fitted to %d records of the log at each of %d linger.ms values, reproduces the log's layout (score within %.3f of the best, %.3f) from linger.ms %d to %s",
+		r.Likely.Fit.Records, len(r.Fits), r.Tolerance, r.Best, r.Lowest.LingerMs, hiText)
 	tradeoff := ""
 	if r.Lowest.LingerMs < r.Highest.LingerMs {
-		tradeoff = fmt.Sprintf("; lag and linger.ms trade off: linger.ms=%d with a sender lag of %s or linger.ms=%d with %s",
-			r.Lowest.LingerMs, ms(r.Lowest.Fit.Sender.Lag), r.Highest.LingerMs, ms(r.Highest.Fit.Sender.Lag))
+		tradeoff = fmt.Sprintf("; lag and linger.ms trade off: linger.ms=%d with a sender lag of %s or linger.ms=%s with %s",
+			r.Lowest.LingerMs, ms(r.Lowest.Fit.Sender.Lag), hiText, ms(r.Highest.Fit.Sender.Lag))
 	}
 	if r.Max < 0 {
-		s.Notes = append(s.Notes, fmt.Sprintf("linger.ms: not bounded above: %s%s, and the log holds no gap long enough to tell a longer one", tried, tradeoff))
+		s.Notes = append(s.Notes, fmt.Sprintf("linger.ms: not bounded above: %s%s (past the log's longest gap, %d ms, no longer linger.ms changes the batches)", tried, tradeoff, r.Highest.LingerMs-1))
 		return
 	}
 	if lingerN < minLingerCuts {

@@ -145,6 +145,27 @@ func lingerCandidates(data []*Batch, tEnd int64, steps int) []int64 {
 	return out
 }
 
+// rttCandidates are the round trips worth replaying a busy node with to
+// name the cuts, after the fitted senders' (inferBatching): every whole
+// millisecond up to the log's span, at most 100 ms, and on a large log no
+// more than a pass of replays can try with 60 linger.ms values. The
+// producer model's fit does not identify the round trip of a log cut by
+// linger.ms (its score is the batch count and records per batch, which a
+// busy node moves little), so the holds a busy node leaves in the log
+// are read here; the round trip found names cuts only, never linger.ms.
+func rttCandidates(data []*Batch, tEnd int64) []int64 {
+	t0 := tEnd
+	for _, b := range data {
+		t0 = min(t0, b.FirstTs)
+	}
+	n := min(100, tEnd-t0, int64(max(10, replaySteps/(60*max(1, len(data))))))
+	out := make([]int64, 0, max(0, n))
+	for r := int64(1); r <= n; r++ {
+		out = append(out, r)
+	}
+	return out
+}
+
 // replaySteps bounds one pass of replays on a large log: replays times
 // batches.
 const replaySteps = 4000000
