@@ -428,7 +428,7 @@ func (p *Producer) markUntimed(data []*Batch, codec batch.Codec) {
 // that reproduce the log), and its story is told when the log
 // contradicts it less.
 func (p *Producer) inferBatching(in *inference, codec batch.Codec) {
-	st := in.fit(0, math.MaxInt, 1)
+	st := in.fit([]int64{0}, math.MaxInt)
 	lingerN := p.tellCuts(in, st, codec)
 	p.inferLinger(in, codec, lingerN)
 	if st.best == 0 || p.model == nil || p.model.Likely == nil {
@@ -458,16 +458,9 @@ func (p *Producer) inferBatching(in *inference, codec batch.Codec) {
 			rtts = append(rtts, rtt)
 		}
 	}
-	var best *stories
-	limit := st.best - 1
-	for _, rtt := range rtts {
-		if busy := in.fit(rtt, limit, len(rtts)); busy != nil && (best == nil || busy.best < best.best) {
-			best, limit = busy, busy.best
-		}
-	}
-	if best != nil {
-		p.tellCuts(in, best, codec)
-		p.noteBusy(best.runs[0], fittedAt[best.runs[0].rtt])
+	if busy := in.fit(rtts, st.best-1); busy != nil {
+		p.tellCuts(in, busy, codec)
+		p.noteBusy(busy.runs[0], fittedAt[busy.runs[0].rtt])
 	}
 }
 
@@ -596,24 +589,26 @@ type stories struct {
 
 // replays keeps the replays with the fewest contradictions, none with
 // more than limit (best is math.MaxInt when none is kept).
-func (in *inference) replays(Ls []int64, rtt int64, limit int) (runs []replayRun, best int) {
+func (in *inference) replays(Ls, rtts []int64, limit int) (runs []replayRun, best int) {
 	best = limit
 	for _, L := range Ls {
-		cuts := make([]string, len(in.data))
-		v, held := replay(in.log, L, in.tEnd, cuts, rtt, best)
-		if v > best {
-			continue
-		}
-		if v < best {
-			best, runs = v, runs[:0]
-		}
-		n := 0
-		for _, c := range cuts {
-			if c == CutSize {
-				n++
+		for _, rtt := range rtts {
+			cuts := make([]string, len(in.data))
+			v, held := replay(in.log, L, in.tEnd, cuts, rtt, best)
+			if v > best {
+				continue
 			}
+			if v < best {
+				best, runs = v, runs[:0]
+			}
+			n := 0
+			for _, c := range cuts {
+				if c == CutSize {
+					n++
+				}
+			}
+			runs = append(runs, replayRun{L, rtt, cuts, n, held})
 		}
-		runs = append(runs, replayRun{L, rtt, cuts, n, held})
 	}
 	if len(runs) == 0 {
 		best = math.MaxInt
@@ -621,16 +616,16 @@ func (in *inference) replays(Ls []int64, rtt int64, limit int) (runs []replayRun
 	return runs, best
 }
 
-// fit replays the sender with round trip rtt (0: a node that answers at
-// once) over every linger.ms value worth trying and keeps those the log
-// contradicts least, none with more than limit (nil when none): the
-// stories that name the cuts.
-func (in *inference) fit(rtt int64, limit, passes int) *stories {
-	runs, best := in.replays(lingerCandidates(in.data, in.tEnd, replaySteps/max(1, passes)), rtt, limit)
+// fit replays the sender with each round trip of rtts (0: a node that
+// answers at once) over every linger.ms value worth trying and keeps
+// those the log contradicts least, none with more than limit (nil when
+// none): the stories that name the cuts.
+func (in *inference) fit(rtts []int64, limit int) *stories {
+	runs, best := in.replays(lingerCandidates(in.data, in.tEnd, replaySteps/max(1, len(rtts))), rtts, limit)
 	if len(runs) == 0 {
 		return nil
 	}
-	st := &stories{runs: runs, best: best, busy: rtt > 0, lmin: runs[0].L, lmax: runs[len(runs)-1].L, unboundedL: true}
+	st := &stories{runs: runs, best: best, busy: rtts[0] > 0, lmin: runs[0].L, lmax: runs[len(runs)-1].L, unboundedL: true}
 	for _, b := range in.data {
 		if b.succ != nil && b.gap() >= st.lmax || in.tEnd-b.FirstTs >= st.lmax {
 			st.unboundedL = false
