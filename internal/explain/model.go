@@ -28,6 +28,16 @@ const minLingerCuts = 3
 // one per linger.ms value tried): the records a try replays and its runs.
 var modelFit = producer.FitOptions{Runs: 5, MaxRecords: 4000, Rounds: 2, Seed: 1}
 
+// modelWork bounds a fit's records times the producer's partitions: the
+// model's sender visits every partition at each step (as the Java
+// producer's ready() does), so a producer of many partitions is fitted
+// on fewer records (at least minModelRecords), and explain's time per
+// batch stays about the same whatever the partition count.
+const (
+	modelWork       = 400000
+	minModelRecords = 1000
+)
+
 // inferLinger sets linger.ms and the sender from the producer model run
 // backwards (producer.FitLinger): for each linger.ms tried, the sender
 // (lag, close cost, round trip) fitted so that the model's replay of the
@@ -58,7 +68,9 @@ func (p *Producer) inferLinger(in *inference, codec batch.Codec, lingerN int) {
 		cfg.Idempotence, cfg.Acks = false, 1
 	}
 	top := lingerTop(in.data, t0, t1)
-	r, err := producer.FitLinger([]*producer.Trace{tr}, cfg, top, modelFit)
+	opts := modelFit
+	opts.MaxRecords = max(minModelRecords, min(opts.MaxRecords, modelWork/max(1, len(p.sources))))
+	r, err := producer.FitLinger([]*producer.Trace{tr}, cfg, top, opts)
 	if err != nil {
 		s.Notes = append(s.Notes, fmt.Sprintf("linger.ms: the producer model could not be fitted: %v", err))
 		return
