@@ -429,7 +429,7 @@ func (p *Producer) markUntimed(data []*Batch, codec batch.Codec) {
 // contradicts it less.
 func (p *Producer) inferBatching(in *inference, codec batch.Codec) {
 	st := in.fit([]int64{0}, math.MaxInt)
-	lingerN := p.tellCuts(in, st, codec)
+	lingerN := p.tellCuts(in, st, nil, codec)
 	p.inferLinger(in, codec, lingerN)
 	if st.best == 0 || p.model == nil || p.model.Likely == nil {
 		return
@@ -459,16 +459,21 @@ func (p *Producer) inferBatching(in *inference, codec batch.Codec) {
 		}
 	}
 	if busy := in.fit(rtts, st.best-1); busy != nil {
-		p.tellCuts(in, busy, codec)
+		// batch.size's ceiling rests on the size cuts the busy node's
+		// stories and the prompt node's share: a round trip the fit
+		// cannot pin (on a loaded machine up to hundreds of ms) makes
+		// size cuts of drains that came late
+		p.tellCuts(in, busy, st.runs, codec)
 		p.noteBusy(busy.runs[0], fittedAt[busy.runs[0].rtt])
 	}
 }
 
 // tellCuts gives every batch the cut of the story st tells and sets
-// batch.size from it; it returns the batches cut by linger.ms.
-func (p *Producer) tellCuts(in *inference, st *stories, codec batch.Codec) (lingerN int) {
+// batch.size from it, its upper bound from the size cuts that st's runs
+// and also share; it returns the batches cut by linger.ms.
+func (p *Producer) tellCuts(in *inference, st *stories, also []replayRun, codec batch.Codec) (lingerN int) {
 	chosen, ambiguous := in.choose(st)
-	bhi, bhiFrom, promptN := in.sizeCeiling(st.runs)
+	bhi, bhiFrom, promptN := in.sizeCeiling(append(slices.Clip(st.runs), also...))
 	in.story = &p.story
 	sizeN, lingerN := in.explainCuts(st, chosen, bhi, ambiguous)
 	p.Settings.BatchSize = nil
