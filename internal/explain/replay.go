@@ -25,7 +25,7 @@ import (
 // it yet is not in it) and how many drains waited for a response; once
 // the contradictions exceed limit it stops (and the cuts are incomplete).
 func replay(lg *replayLog, L, tEnd int64, cuts []string, rtt int64, limit int) (violations, blocked int) {
-	h := newHeads(lg, L, true)
+	h := newHeads(lg, L)
 	cand := lg.cand
 	var drains []int64
 	last := int64(math.MinInt64)
