@@ -22,12 +22,32 @@ type Fit struct {
 	// Where the log cannot tell its sender they differ, and a prediction
 	// should mix them (ReplayMix).
 	Plausible []Sender
+	// Near are every sender the search tried that scores within the
+	// tolerance of the best: what the log cannot tell apart, e.g. the
+	// round trips of a log cut by linger.ms.
+	Near []Sender
 	// Records is how many records the fit replayed (its windows: all of
 	// the log's records, or a sample of windows spread over a large log),
 	// Evaluations how many senders it tried.
 	Records     int
 	Evaluations int
+	// LogBatches is the log's batches begun in the windows the fit
+	// replayed (the denominator of BatchError).
+	LogBatches int
+	// Objective is Score plus the prior's penalty on the fitted sender
+	// (what the fit minimised).
+	Objective float64
 }
+
+// Score is how far the fitted sender's replay is from the log: the
+// median batch count's relative error plus histWeight times the
+// records-per-batch distance (0: the log's own layout).
+func (f *Fit) Score() float64 { return math.Abs(f.BatchError) + histWeight*f.HistError }
+
+// Tolerance is how much worse than the best a fit's Score may be and
+// still reproduce the log as well (plausibleTolerance plus one batch of
+// the windows fitted): the same rule as Plausible's.
+func (f *Fit) Tolerance() float64 { return plausibleTolerance + 1/float64(max(1, f.LogBatches)) }
 
 // FitOptions bound a fit's work.
 type FitOptions struct {
@@ -39,6 +59,9 @@ type FitOptions struct {
 	// the log as well (Fit.Plausible then holds the best alone): for a
 	// caller that only wants the best fit's story.
 	BestOnly bool
+	// Rounds is how many of the search's rounds of steps (coarse to
+	// fine) a fit takes (0: all five); fewer is a coarser, cheaper fit.
+	Rounds int
 }
 
 // TraceTiming is the fitted sender as a producer Timing and round trip,
@@ -91,7 +114,7 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 		return nil, err
 	}
 	wins, logBatches, logHist := fitWindows(traces, cfg, opts.MaxRecords)
-	fit := &Fit{}
+	fit := &Fit{LogBatches: logBatches}
 	for _, w := range wins {
 		fit.Records += w.countHi - w.countLo
 	}
@@ -155,11 +178,21 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 		}
 		return priorWeight * x
 	}
+	type tried struct {
+		p  [3]float64
+		sc float64
+	}
+	var all []tried
 	best, be, he, err := score(mk(p))
 	if err != nil {
 		return nil, err
 	}
-	for _, steps := range [][]float64{{0, 0.1, 0.3, 3, 10}, {0.5, 2}, {0.5, 2}, {0.7, 1.4}, {0.7, 1.4}} {
+	all = append(all, tried{p, best})
+	rounds := [][]float64{{0, 0.1, 0.3, 3, 10}, {0.5, 2}, {0.5, 2}, {0.7, 1.4}, {0.7, 1.4}}
+	if opts.Rounds > 0 && opts.Rounds < len(rounds) {
+		rounds = rounds[:opts.Rounds]
+	}
+	for _, steps := range rounds {
 		for i := range p {
 			cur := p[i]
 			for _, m := range steps {
@@ -182,6 +215,7 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 				if err != nil {
 					return nil, err
 				}
+				all = append(all, tried{q, sc})
 				sc += penalty(q)
 				if sc < best+penalty(p)-1e-9 {
 					best, be, he, p = sc-penalty(q), b, h, q
@@ -200,6 +234,7 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 				if err != nil {
 					return nil, err
 				}
+				all = append(all, tried{q, sc})
 				if sc+penalty(q) >= best+penalty(p)-1e-9 {
 					break
 				}
@@ -208,7 +243,13 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 		}
 	}
 	fit.Sender, fit.BatchError, fit.HistError = mk(p), be, he
+	fit.Objective = best + penalty(p)
 	tol := plausibleTolerance + 1/float64(logBatches)
+	for _, t := range all {
+		if t.sc <= best+tol {
+			fit.Near = append(fit.Near, mk(t.p))
+		}
+	}
 	// The search starts from a fast prior and moves a parameter only as
 	// far as the log demands, so it ends at the fast end of what the log
 	// allows. A log that never loads its sender (a long linger.ms, few

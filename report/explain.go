@@ -55,6 +55,7 @@ func ExplainJSON(w io.Writer, res *explain.Result) error {
 		set.Raw("max_in_flight", strOrNull(s.MaxInFlight))
 		set.Raw("alternatives", strList(s.Alternatives))
 		set.Raw("notes", strList(s.Notes))
+		set.Raw("senders", sendersJSON(s.Senders))
 		j.Raw("settings", string(set.Done()))
 		var cuts jsonobj.Obj
 		for _, c := range explain.Cuts {
@@ -67,6 +68,42 @@ func ExplainJSON(w io.Writer, res *explain.Result) error {
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()
+}
+
+// sendersJSON is explain's fitted senders as a JSON array ([] for none).
+func sendersJSON(ss []explain.SenderStory) string {
+	b := []byte{'['}
+	for i, x := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var j jsonobj.Obj
+		j.Int("linger_ms", x.LingerMs)
+		j.Raw("linger_or_more", strconv.FormatBool(x.OrMore))
+		j.Raw("lag_ms", strconv.FormatFloat(x.LagMs, 'f', 3, 64))
+		j.Raw("close_ms", strconv.FormatFloat(x.CloseMs, 'f', 3, 64))
+		j.Raw("rtt_ms", strconv.FormatFloat(x.RTTMs, 'f', 3, 64))
+		j.Raw("batch_error", strconv.FormatFloat(x.BatchError, 'f', 4, 64))
+		j.Raw("hist_error", strconv.FormatFloat(x.HistError, 'f', 4, 64))
+		j.Int("records", int64(x.Records))
+		b = append(b, j.Done()...)
+	}
+	return string(append(b, ']'))
+}
+
+// senderText is one fitted sender: its lag, close cost and round trip at
+// the linger.ms it was fitted at, and how close its replay comes.
+func senderText(x explain.SenderStory, likely bool) string {
+	how := "or"
+	if likely {
+		how = "likely"
+	}
+	at := fmt.Sprintf("=%d", x.LingerMs)
+	if x.OrMore {
+		at = fmt.Sprintf(">=%d", x.LingerMs)
+	}
+	return fmt.Sprintf("%s linger.ms%s with lag %.2f ms, close %.2f ms, round trip %.2f ms (replay %+.1f%% batches over %d records)",
+		how, at, x.LagMs, x.CloseMs, x.RTTMs, 100*x.BatchError, x.Records)
 }
 
 func intervalJSON(iv *explain.Interval) string {
@@ -139,6 +176,13 @@ func ExplainText(w io.Writer, res *explain.Result, batches bool) error {
 				label = "  alternatives"
 			}
 			fmt.Fprintf(tw, "%s\t%d. %s\n", label, i+1, a)
+		}
+		for i, x := range s.Senders {
+			label := ""
+			if i == 0 {
+				label = "  sender"
+			}
+			fmt.Fprintf(tw, "%s\t%s\n", label, senderText(x, i == 0))
 		}
 		for _, n := range s.Notes {
 			fmt.Fprintf(tw, "  note\t%s\n", n)

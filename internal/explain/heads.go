@@ -65,30 +65,24 @@ func (lg *replayLog) ownDue(b *Batch, L int64) (int64, string) {
 // heads is the head batch of every partition during one replay, indexed so
 // that a replay costs about the same per batch over one partition or
 // thousands: by when each head is due (an indexed heap: moving a partition
-// on is one sift) and by when it started. A replay whose drains only go
-// forward in time (replay) finds the started heads with a cursor over the
-// batches in start order; one whose drains may look ahead and come back
-// (replayJitter) with a second heap.
+// on is one sift) and by when it started. The replay's drains only go
+// forward in time, so it finds the started heads with a cursor over the
+// batches in start order.
 type heads struct {
 	*replayLog
 	L        int64
 	cur      []int
 	due      idxHeap // (due time, 0, p)
-	forward  bool
-	start    idxHeap // (first record, last record, p), when not forward
-	next     int     // forward: order[:next] have started by the last drain
-	ready    []int   // forward: partitions whose new head started before the last drain
+	next     int     // order[:next] have started by the last drain
+	ready    []int   // partitions whose new head started before the last drain
 	stamp    []uint32
 	stampGen uint32
 	scratch  []int
 }
 
-func newHeads(lg *replayLog, L int64, forward bool) *heads {
+func newHeads(lg *replayLog, L int64) *heads {
 	np := len(lg.parts)
-	h := &heads{replayLog: lg, L: L, cur: make([]int, np), due: newIdxHeap(np), forward: forward, stamp: make([]uint32, np)}
-	if !forward {
-		h.start = newIdxHeap(np)
-	}
+	h := &heads{replayLog: lg, L: L, cur: make([]int, np), due: newIdxHeap(np), stamp: make([]uint32, np)}
 	for p := range lg.parts {
 		h.place(p)
 	}
@@ -109,17 +103,11 @@ func (h *heads) place(p int) {
 	b := h.head(p)
 	if b == nil {
 		h.due.remove(p)
-		if !h.forward {
-			h.start.remove(p)
-		}
 		return
 	}
 	d, _ := h.ownDue(b, h.L)
 	h.due.set(p, d, 0)
-	switch {
-	case !h.forward:
-		h.start.set(p, b.FirstTs, b.LastTs)
-	case int(h.rank[b.idx]) < h.next:
+	if int(h.rank[b.idx]) < h.next {
 		h.ready = append(h.ready, p) // started before the last drain: the next one takes it
 	}
 }
@@ -146,8 +134,8 @@ func startedBy(first, last, T int64) bool { return first < T || first == T && la
 
 // draining lists the partitions a drain at T visits: k, and every partition
 // whose head has started by T; every partition with a head when closed.
-// The slice is valid until the next call. In forward mode T must not be
-// earlier than the last call's.
+// The slice is valid until the next call. T must not be earlier than the
+// last call's.
 func (h *heads) draining(k int, T int64, closed bool) []int {
 	out := h.scratch[:0]
 	defer func() { h.scratch = out }()
@@ -166,37 +154,19 @@ func (h *heads) draining(k int, T int64, closed bool) []int {
 			out = append(out, p)
 		}
 	}
-	if h.forward {
-		for _, p := range h.ready {
+	for _, p := range h.ready {
+		add(p)
+	}
+	h.ready = h.ready[:0]
+	for ; h.next < len(h.order); h.next++ {
+		idx := h.order[h.next]
+		b := h.parts[h.partOf[idx]][h.posIn[idx]]
+		if !startedBy(b.FirstTs, b.LastTs, T) {
+			break
+		}
+		if p := int(h.partOf[idx]); h.cur[p] == int(h.posIn[idx]) {
 			add(p)
 		}
-		h.ready = h.ready[:0]
-		for ; h.next < len(h.order); h.next++ {
-			idx := h.order[h.next]
-			b := h.parts[h.partOf[idx]][h.posIn[idx]]
-			if !startedBy(b.FirstTs, b.LastTs, T) {
-				break
-			}
-			if p := int(h.partOf[idx]); h.cur[p] == int(h.posIn[idx]) {
-				add(p)
-			}
-		}
-	} else {
-		// The started heads are a top part of the heap (started is
-		// monotone in the heap's order), so a walk that stops at the
-		// first entry not started visits only them and their boundary.
-		e := h.start.e
-		var walk func(i int)
-		walk = func(i int) {
-			if i >= len(e) || !startedBy(e[i].k1, e[i].k2, T) {
-				return
-			}
-			add(int(e[i].p))
-			for c := arity*i + 1; c <= arity*i+arity; c++ {
-				walk(c)
-			}
-		}
-		walk(0)
 	}
 	if k >= 0 && h.head(k) != nil {
 		add(k)

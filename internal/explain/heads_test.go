@@ -39,8 +39,7 @@ func TestHeadsMatchLinearScan(t *testing.T) {
 			}
 		}
 		L := int64(rng.IntN(6))
-		forward := trial%2 == 0
-		h := newHeads(newReplayLog(parts, cand), L, forward)
+		h := newHeads(newReplayLog(parts, cand), L)
 		lastAt := int64(math.MinInt64)
 		for step := 0; ; step++ {
 			// the scan
@@ -65,9 +64,7 @@ func TestHeadsMatchLinearScan(t *testing.T) {
 				break
 			}
 			at := T + int64(rng.IntN(3))
-			if forward {
-				at = max(at, lastAt) // forward mode: drains never go back
-			}
+			at = max(at, lastAt) // drains never go back
 			lastAt = at
 			var want []int
 			for p, bs := range parts {
@@ -81,7 +78,7 @@ func TestHeadsMatchLinearScan(t *testing.T) {
 			got := slices.Clone(h.draining(k, at, false))
 			slices.Sort(got)
 			if !slices.Equal(got, want) {
-				t.Fatalf("trial %d (forward %v) step %d: draining at %d: %v, scan %v", trial, forward, step, at, got, want)
+				t.Fatalf("trial %d step %d: draining at %d: %v, scan %v", trial, step, at, got, want)
 			}
 			for _, p := range got {
 				h.advance(p)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/kseg/kseg/batch"
 	"github.com/kseg/kseg/producer"
@@ -48,6 +49,29 @@ type Settings struct {
 	Alternatives []string
 	// Notes say why a setting has no answer (records without timestamps).
 	Notes []string
+	// Senders are the producer model's senders fitted to the log with
+	// the inferred settings (inferLinger): the likely story first, then
+	// the ends of the linger.ms range where lag and linger.ms trade off
+	// (a lagging sender at a short linger.ms, a prompt one at a longer).
+	// Empty when the model was not fitted.
+	Senders []SenderStory
+}
+
+// SenderStory is the producer model's sender fitted to the log at one
+// linger.ms (producer.FitSender): its median lag from a wakeup to the
+// sender running, its cost to close a batch, the produce round trip, and
+// how close its replay comes to the log.
+type SenderStory struct {
+	LingerMs int64
+	// OrMore: LingerMs stands for every value from it up (past the
+	// log's longest gap no longer linger.ms changes the batches).
+	OrMore                bool
+	LagMs, CloseMs, RTTMs float64
+	// BatchError is (the replay's median batches − the log's) / the
+	// log's, HistError the records-per-batch distance (0 to 1), over
+	// Records records of the log.
+	BatchError, HistError float64
+	Records               int
 }
 
 // Producer is what the log says about one producer id in one topic
@@ -64,6 +88,12 @@ type Producer struct {
 	TopicPartitions int
 
 	story evidenceStory // what its batches' Evidence sentences share
+	// sources are the partitions it wrote, read again for the records
+	// the producer model is fitted to (inferLinger)
+	sources []*segment.Partition
+	// model is the producer model run backwards (inferLinger), nil when
+	// it was not
+	model *producer.LingerRange
 }
 
 // PartitionSummary is one (partition, producer) with its cut counts.
@@ -115,6 +145,7 @@ func Run(parts []segment.Partition) (*Result, error) {
 			if !seen[b.ProducerID] {
 				seen[b.ProducerID] = true
 				g.Partitions = append(g.Partitions, p.Partition)
+				g.sources = append(g.sources, p)
 				res.Partitions = append(res.Partitions, PartitionSummary{Topic: p.Topic, Partition: p.Partition, ProducerID: b.ProducerID, Cuts: map[string]int{}, Producer: g})
 			}
 			g.Batches = append(g.Batches, b)
@@ -201,13 +232,6 @@ func firstRound(lo, hi int64, round func(int64) bool) (int64, bool) {
 }
 
 const unbounded = -1
-
-// jitteryRTT, as the round trip of a replay, stands for replayJitter.
-const jitteryRTT = -1
-
-// senderSlackMs is how far a real sender's drain may lag the linger
-// window: the lower bound of linger.ms is lowered by it.
-const senderSlackMs = 3
 
 // infer sets every batch's cut and the producer's settings.
 func (p *Producer) infer(topicPartitions int) {
@@ -396,48 +420,81 @@ func (p *Producer) markUntimed(data []*Batch, codec batch.Codec) {
 }
 
 // inferBatching cuts the batches of an asynchronous producer and sets
-// batch.size, linger.ms and what a busy node says of max.in.flight.
+// batch.size and linger.ms: the cuts and batch.size from replays of the
+// sender over linger.ms values, linger.ms and the sender from the
+// producer model run backwards (inferLinger). Where records came after
+// every replay's drain, the replay is run again with the fitted sender's
+// round trip (a busy node holds drains: each round trip of the senders
+// that reproduce the log), and its story is told when the log
+// contradicts it less.
 func (p *Producer) inferBatching(in *inference, codec batch.Codec) {
-	st := in.fit()
-	chosen, ambiguous := in.choose(st)
-	busyText := ""
-	if st.busy {
-		busyText = p.noteBusy(chosen)
+	st := in.fit([]int64{0}, math.MaxInt)
+	lingerN := p.tellCuts(in, st, nil, codec)
+	p.inferLinger(in, codec, lingerN)
+	if st.best == 0 || p.model == nil || p.model.Likely == nil {
+		return
 	}
-	likelyL := st.likelyLinger(chosen)
-	bhi, bhiFrom, promptN := in.sizeCeiling(st.runs)
-	in.story = &p.story
-	sizeN, lingerN := in.explainCuts(st, chosen, bhi, ambiguous)
-	if sizeN > 0 || in.blo > 1 {
-		p.Settings.BatchSize = in.batchSizeInterval(sizeN, promptN, bhi, bhiFrom, codec)
+	// the round trips of the senders that reproduce the log (every
+	// sender each reproducing fit tried within its tolerance): the
+	// model's, never a search of explain's own
+	var rtts []int64
+	fittedAt := map[int64]int64{}
+	for _, f := range p.model.Fits {
+		if !f.Reproduces {
+			continue
+		}
+		for _, snd := range f.Fit.Near {
+			rtt := max(1, int64((snd.RTT+time.Millisecond/2)/time.Millisecond))
+			if _, ok := fittedAt[rtt]; !ok {
+				fittedAt[rtt] = f.LingerMs
+				rtts = append(rtts, rtt)
+			}
+		}
 	}
-	iv := st.lingerInterval(likelyL, lingerN, ambiguous, busyText)
-	if iv != nil && (st.best > 0 || st.busy) && len(in.parts) > 1 {
-		// A sender that lagged (a cold or busy JVM, a loaded machine)
-		// keeps batches open past linger.ms by its lag, which the log
-		// does not record. Over one partition the lag only lengthens
-		// batches, so the replay's upper bound holds and the lower one
-		// allows for the lag the spans show; over several, one drain takes
-		// every partition's head, and a late drain reads as an early cut
-		// of the others: neither bound holds. No interval; the replay's
-		// range is only a hint.
-		p.Settings.Notes = append(p.Settings.Notes, fmt.Sprintf("linger.ms: %s, so the log cannot separate linger.ms from the sender's lag (an ideal sender's replay fits linger.ms from %d to %s best)", lagEvidence(st), st.lmin, bound(iv.Max)))
-		iv = nil
+	slices.Sort(rtts)
+	for _, rtt := range rttCandidates(in.data, in.tEnd) {
+		if _, ok := fittedAt[rtt]; !ok {
+			fittedAt[rtt] = -1
+			rtts = append(rtts, rtt)
+		}
 	}
-	if iv != nil {
-		p.Settings.LingerMs = iv
+	if busy := in.fit(rtts, st.best-1); busy != nil {
+		// batch.size's ceiling rests on the size cuts the busy node's
+		// stories and the prompt node's share: a round trip the fit
+		// cannot pin (on a loaded machine up to hundreds of ms) makes
+		// size cuts of drains that came late
+		p.tellCuts(in, busy, st.runs, codec)
+		p.noteBusy(busy.runs[0], fittedAt[busy.runs[0].rtt])
 	}
 }
 
-// lagEvidence says what in the replay shows a lagging sender.
-func lagEvidence(st *stories) string {
-	switch {
-	case st.best > 0 && st.busy:
-		return fmt.Sprintf("%d batch(es) took records after any replay's drain and drains waited on a busy node", st.best)
-	case st.best > 0:
-		return fmt.Sprintf("%d batch(es) took records after any replay's drain", st.best)
+// tellCuts gives every batch the cut of the story st tells and sets
+// batch.size from it, its upper bound from the size cuts that st's runs
+// and also share; it returns the batches cut by linger.ms.
+func (p *Producer) tellCuts(in *inference, st *stories, also []replayRun, codec batch.Codec) (lingerN int) {
+	chosen, ambiguous := in.choose(st)
+	bhi, bhiFrom, promptN := in.sizeCeiling(append(slices.Clip(st.runs), also...))
+	in.story = &p.story
+	sizeN, lingerN := in.explainCuts(st, chosen, bhi, ambiguous)
+	p.Settings.BatchSize = nil
+	if sizeN > 0 || in.blo > 1 {
+		p.Settings.BatchSize = in.batchSizeInterval(sizeN, promptN, bhi, bhiFrom, codec)
 	}
-	return "drains waited past linger.ms (a busy node or a late sender)"
+	return lingerN
+}
+
+// noteBusy adds to max.in.flight what the busy node of the chosen story
+// says: the drains it held with the fitted sender's round trip.
+func (p *Producer) noteBusy(chosen replayRun, fittedAt int64) {
+	s := &p.Settings
+	if s.MaxInFlight != "" {
+		s.MaxInFlight += "; "
+	}
+	if fittedAt < 0 {
+		s.MaxInFlight += fmt.Sprintf("%d requests unanswered held %d drain(s) (a round trip of %d ms, read from the holds; no sender the producer model fitted has it)", inFlight, chosen.held, chosen.rtt)
+		return
+	}
+	s.MaxInFlight += fmt.Sprintf("%d requests unanswered held %d drain(s) (a round trip of %d ms, of a sender the producer model fitted at linger.ms=%d)", inFlight, chosen.held, chosen.rtt, fittedAt)
 }
 
 // inference is what infer's steps share about one producer's data
@@ -530,7 +587,7 @@ type replayRun struct {
 type stories struct {
 	runs       []replayRun
 	best       int  // batches they cannot explain
-	busy       bool // the runs are of a busy node
+	busy       bool // the runs are of a busy node (the fitted round trip)
 	lmin, lmax int64
 	unboundedL bool // the log sets no upper bound on linger.ms
 }
@@ -542,12 +599,7 @@ func (in *inference) replays(Ls, rtts []int64, limit int) (runs []replayRun, bes
 	for _, L := range Ls {
 		for _, rtt := range rtts {
 			cuts := make([]string, len(in.data))
-			var v, held int
-			if rtt == jitteryRTT {
-				v, held = replayJitter(in.log, L, in.tEnd, cuts, best)
-			} else {
-				v, held = replay(in.log, L, in.tEnd, cuts, rtt, best)
-			}
+			v, held := replay(in.log, L, in.tEnd, cuts, rtt, best)
 			if v > best {
 				continue
 			}
@@ -569,29 +621,16 @@ func (in *inference) replays(Ls, rtts []int64, limit int) (runs []replayRun, bes
 	return runs, best
 }
 
-// fit replays the sender over every linger.ms value worth trying and
-// keeps those the log contradicts least.
-func (in *inference) fit() *stories {
-	Ls := lingerCandidates(in.data, in.tEnd, replaySteps)
-	runs, best := in.replays(Ls, []int64{0}, math.MaxInt)
-	// Batches with records after they were due are a late sender (a busy
-	// or cold thread) or a busy node: max.in.flight requests unanswered
-	// hold the drain until a response comes. The replays of a busy node
-	// are the stories when they contradict the log less: first with one
-	// round trip for every request (each whole millisecond the log
-	// allows), else with round trips that vary, each drain held as long
-	// as its records say. The smallest linger.ms among them needs no
-	// other cause: each batch was taken when the node was free again.
-	busy := false
-	if best > 0 {
-		rtts := rttCandidates(in.data, in.tEnd)
-		if hr, hb := in.replays(lingerCandidates(in.data, in.tEnd, replaySteps/max(1, len(rtts))), rtts, best-1); hb < best {
-			runs, best, busy = hr, hb, true
-		} else if hr, hb := in.replays(Ls, []int64{jitteryRTT}, best-1); hb < best {
-			runs, best, busy = hr, hb, true
-		}
+// fit replays the sender with each round trip of rtts (0: a node that
+// answers at once) over every linger.ms value worth trying and keeps
+// those the log contradicts least, none with more than limit (nil when
+// none): the stories that name the cuts.
+func (in *inference) fit(rtts []int64, limit int) *stories {
+	runs, best := in.replays(lingerCandidates(in.data, in.tEnd, replaySteps/max(1, len(rtts))), rtts, limit)
+	if len(runs) == 0 {
+		return nil
 	}
-	st := &stories{runs: runs, best: best, busy: busy, lmin: runs[0].L, lmax: runs[len(runs)-1].L, unboundedL: true}
+	st := &stories{runs: runs, best: best, busy: rtts[0] > 0, lmin: runs[0].L, lmax: runs[len(runs)-1].L, unboundedL: true}
 	for _, b := range in.data {
 		if b.succ != nil && b.gap() >= st.lmax || in.tEnd-b.FirstTs >= st.lmax {
 			st.unboundedL = false
@@ -663,22 +702,6 @@ func (in *inference) choose(st *stories) (chosen replayRun, ambiguous string) {
 	return chosen, ambiguous
 }
 
-// noteBusy adds to max.in.flight what the busy node of the chosen story
-// says, and returns it for linger.ms's evidence.
-func (p *Producer) noteBusy(chosen replayRun) string {
-	s := &p.Settings
-	rt := "round trips that vary"
-	if chosen.rtt > 0 {
-		rt = fmt.Sprintf("a round trip of %d ms", chosen.rtt)
-	}
-	busyText := fmt.Sprintf("a busy node (%d requests unanswered, %s) held %d drain(s) past linger.ms", inFlight, rt, chosen.held)
-	if s.MaxInFlight != "" {
-		s.MaxInFlight += "; "
-	}
-	s.MaxInFlight += fmt.Sprintf("%d requests unanswered held %d drain(s) (%s)", inFlight, chosen.held, rt)
-	return busyText
-}
-
 // lingerText is linger.ms L as the evidence states it: "=L", or ">=L"
 // for the unbounded top of the range.
 func (st *stories) lingerText(L int64) string {
@@ -686,19 +709,6 @@ func (st *stories) lingerText(L int64) string {
 		return fmt.Sprintf(">=%d", L)
 	}
 	return fmt.Sprintf("=%d", L)
-}
-
-// likelyLinger is the chosen linger.ms, or the round value in range when
-// a run with it cuts as many batches by size.
-func (st *stories) likelyLinger(chosen replayRun) int64 {
-	if r, ok := firstRound(st.lmin, st.lmax, roundLinger); ok {
-		for _, x := range st.runs {
-			if x.L == r && x.sizeN == chosen.sizeN {
-				return r
-			}
-		}
-	}
-	return chosen.L
 }
 
 // sizeCeiling is batch.size's upper bound: only from batches every
@@ -810,46 +820,6 @@ func (in *inference) impliedCeiling() (int64, *Batch) {
 	return bound, from
 }
 
-// lingerInterval is the inferred linger.ms, or nil when the log bounds
-// it neither way.
-//
-// A real sender drains a little after the window closes (its wakeup,
-// and a first record stamped a millisecond before its batch was
-// created), so spans may exceed linger.ms by that much.
-func (st *stories) lingerInterval(likelyL int64, lingerN int, ambiguous, busyText string) *Interval {
-	lmin, lmax := st.lmin, st.lmax
-	if st.unboundedL {
-		return nil
-	}
-	// The likely value is an ideal sender's (its replay's range, less a
-	// calm sender's wake-up); the interval's lower end is 0: a sender that
-	// lags (a busy or cold JVM, a loaded machine) holds batches open past
-	// linger.ms by a lag the log does not record, so no span proves a
-	// lower bound. Lag never cuts a batch early, so the upper end holds.
-	if lo := max(0, lmin-senderSlackMs); lo < lmin {
-		if _, ok := firstRound(lmin, lmax, roundLinger); !ok {
-			if r, ok := firstRound(lo, lmin-1, roundLinger); ok {
-				likelyL = r
-			}
-		}
-	}
-	iv := &Interval{Min: 0, Max: lmax, Likely: likelyL, Batches: lingerN, Confidence: Low}
-	switch {
-	case st.best > 0:
-	case lingerN >= 3 && lmax-lmin <= 5 && ambiguous == "":
-		iv.Confidence = High
-	case ambiguous == "":
-		iv.Confidence = Medium
-	}
-	iv.Evidence = fmt.Sprintf("replaying the sender, linger.ms from %d to %d fits the log; a lagging sender holds batches past linger.ms, so the log sets no lower bound", lmin, lmax)
-	if st.best > 0 {
-		iv.Evidence += fmt.Sprintf("; %d batch(es) no replay explains (a busy or cold sender: records after linger.ms)", st.best)
-	}
-	if st.busy {
-		iv.Evidence += "; " + busyText
-	}
-	return iv
-}
 func (p *Producer) count() {
 	for _, b := range p.Batches {
 		p.Cuts[b.Cut()]++

@@ -157,30 +157,6 @@ func TestReplayHoldsBusyNode(t *testing.T) {
 	}
 }
 
-// With round trips that vary the same log is held drain by drain; holds
-// that need round trips of 9 and 40 ms, while a drain not held shows one
-// of at most 5 ms, are no busy node: they stay contradictions.
-func TestReplayJitterHoldsBusyNode(t *testing.T) {
-	spans := [][2]int64{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 9}, {10, 10}, {11, 11}, {12, 12}, {13, 13}, {14, 18}, {19, 19}}
-	bs := chain(spans...)
-	cuts := make([]string, len(bs))
-	v, held := replayJitter(newReplayLog([][]*Batch{bs}, nil), 0, 19, cuts, math.MaxInt)
-	if v != 0 || held != 2 {
-		t.Errorf("holding: %d contradictions, %d held; want 0 and 2", v, held)
-	}
-	for i, c := range cuts {
-		if c != CutLinger {
-			t.Errorf("batch %d: cut %s, want linger", i, c)
-		}
-	}
-	spans[10] = [2]int64{14, 49}
-	spans[11] = [2]int64{50, 50}
-	bs = chain(spans...)
-	if v, held := replayJitter(newReplayLog([][]*Batch{bs}, nil), 0, 50, cuts, math.MaxInt); v < held || held == 0 {
-		t.Errorf("inconsistent holds: %d contradictions, %d held; want the holds counted", v, held)
-	}
-}
-
 // At linger.ms=0 each batch goes in a request of its own as soon as it is
 // made: five one-record batches of three partitions in the first
 // millisecond fill the five slots, and the sixth batch takes records until

@@ -23,6 +23,9 @@ func TestExplainWhatifData(t *testing.T) {
 		"burst-p6/loaded/snappy/0 batch.size": "cold codec",
 	}
 	logs, intervals, missed := 0, 0, 0
+	// per setting: intervals given, intervals holding the truth, producers
+	// left without one ("not enough evidence")
+	given, hold, none := map[string]int{}, map[string]int{}, map[string]int{}
 	for _, r := range d.Runs {
 		if r.Logs == "" {
 			continue
@@ -49,14 +52,17 @@ func TestExplainWhatifData(t *testing.T) {
 				iv  *Interval
 			}{{"batch.size", p.Settings.BatchSize}, {"linger.ms", p.Settings.LingerMs}} {
 				if c.iv == nil {
+					none[c.key]++
 					continue
 				}
 				intervals++
+				given[c.key]++
 				want, err := strconv.ParseInt(set.Props[c.key], 10, 64)
 				if err != nil {
 					t.Fatalf("%s: %s=%q", name, c.key, set.Props[c.key])
 				}
 				if want >= c.iv.Min && (c.iv.Max < 0 || want <= c.iv.Max) {
+					hold[c.key]++
 					continue
 				}
 				if why, ok := knownMiss[name+" "+c.key]; ok {
@@ -72,4 +78,7 @@ func TestExplainWhatifData(t *testing.T) {
 		t.Skip("the what-if data holds no logs")
 	}
 	t.Logf("%d logs, %d intervals, %d known misses", logs, intervals, missed)
+	for _, k := range []string{"batch.size", "linger.ms"} {
+		t.Logf("%s: %d intervals, %d contain the truth, %d not enough evidence", k, given[k], hold[k], none[k])
+	}
 }
