@@ -15,16 +15,18 @@ type Fit struct {
 	// is from the log's (half the L1 distance of the two, in powers of 2:
 	// 0 the same, 1 disjoint).
 	BatchError, HistError float64
-	// Plausible are the senders that reproduce the log about as well as
-	// Sender (their score within plausibleTolerance of the best): Sender
-	// first, then for the close cost, the lag and the round trip in turn
-	// the slowest sender found by raising that one alone (four at most).
-	// Where the log cannot tell its sender they differ, and a prediction
-	// should mix them (ReplayMix).
+	// Plausible are the senders tried that reproduce the log about as
+	// well as Sender (their score within plausibleTolerance of the best):
+	// the best, and those with the smallest and largest round trip, then
+	// lag, then close cost, four at most. The senders tried include, past
+	// the search, each parameter raised alone from the best while the
+	// replay still reproduces the log (the slow end of what the log
+	// allows). Where the log cannot tell its sender they differ, and a
+	// prediction should mix them (ReplayMix). Sender is the first.
 	Plausible []Sender
-	// Near are every sender the search tried that scores within the
-	// tolerance of the best: what the log cannot tell apart, e.g. the
-	// round trips of a log cut by linger.ms.
+	// Near are every sender tried that scores within the tolerance of
+	// the best: what the log cannot tell apart, e.g. the round trips of a
+	// log cut by linger.ms.
 	Near []Sender
 	// Records is how many records the fit replayed (its windows: all of
 	// the log's records, or a sample of windows spread over a large log),
@@ -245,43 +247,62 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 	fit.Sender, fit.BatchError, fit.HistError = mk(p), be, he
 	fit.Objective = best + penalty(p)
 	tol := plausibleTolerance + 1/float64(logBatches)
-	for _, t := range all {
-		if t.sc <= best+tol {
-			fit.Near = append(fit.Near, mk(t.p))
-		}
-	}
 	// The search starts from a fast prior and moves a parameter only as
 	// far as the log demands, so it ends at the fast end of what the log
 	// allows. A log that never loads its sender (a long linger.ms, few
 	// requests) cannot show how slow it may be: follow each parameter up
-	// from the best, doubling, while the replay still reproduces the log,
-	// and keep the slowest such sender of each (the valley's far end), so
-	// that a prediction mixes what the log cannot tell apart.
-	fit.Plausible = []Sender{fit.Sender}
+	// from the best, doubling, while the replay still reproduces the log
+	// (plausible, and its own batch count no further off than the best's
+	// or the tolerance), so that the valley's far end is among the
+	// senders tried.
 	for _, i := range []int{1, 0, 2} { // close cost, lag, round trip
 		if opts.BestOnly {
 			break
 		}
-		q, last := p, p
+		q := p
 		for n := 0; n < valleySteps; n++ {
+			prev := q[i]
 			q[i] = min(ceil[i], max(floor[i], q[i]*2))
-			if q[i] == last[i] {
+			if q[i] == prev {
 				break
 			}
 			sc, b, _, err := score(mk(q))
 			if err != nil {
 				return nil, err
 			}
-			// plausible, and its own replay of the log's batch count no
-			// further off than the best's or the tolerance: the mix of
-			// them then still reproduces the log
 			if sc > best+tol || math.Abs(b) > max(math.Abs(be), tol) {
 				break
 			}
-			last = q
+			all = append(all, tried{q, sc})
 		}
-		if last != p && len(fit.Plausible) < maxPlausible {
-			fit.Plausible = append(fit.Plausible, mk(last))
+	}
+	// the plausible set: the senders tried within the tolerance of the
+	// best; of them the best, then those with the smallest and largest
+	// round trip, lag and close cost
+	var near []tried
+	for _, t := range all {
+		if t.sc <= best+tol {
+			near = append(near, t)
+			fit.Near = append(fit.Near, mk(t.p))
+		}
+	}
+	fit.Plausible = []Sender{fit.Sender}
+	seen := map[[3]float64]bool{p: true}
+	for _, i := range []int{2, 0, 1} { // round trip, lag, close
+		lo, hi := near[0], near[0]
+		for _, t := range near {
+			if t.p[i] < lo.p[i] {
+				lo = t
+			}
+			if t.p[i] > hi.p[i] {
+				hi = t
+			}
+		}
+		for _, t := range []tried{lo, hi} {
+			if !seen[t.p] && len(fit.Plausible) < maxPlausible {
+				seen[t.p] = true
+				fit.Plausible = append(fit.Plausible, mk(t.p))
+			}
 		}
 	}
 	return fit, nil

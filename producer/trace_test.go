@@ -449,10 +449,7 @@ func TestReplayPredictsModel(t *testing.T) {
 	}{
 		{"linger 5 to 20", func(c *Config) { c.LingerMs = 5 }, func(c *Config) { c.LingerMs = 20 }, false, 10},
 		{"linger 20 to 0", func(c *Config) { c.LingerMs = 20 }, func(c *Config) { c.LingerMs = 0 }, true, 0},
-		// A's batches are cut by size: the log cannot tell how slow its
-		// sender may be, and the prediction mixes the senders it allows
-		// (Fit.Plausible), some slower than the true one.
-		{"batch.size 16384 to 4096", func(c *Config) { c.LingerMs = 50 }, func(c *Config) { c.LingerMs = 50; c.BatchSize = 4096 }, true, 10},
+		{"batch.size 16384 to 4096", func(c *Config) { c.LingerMs = 50 }, func(c *Config) { c.LingerMs = 50; c.BatchSize = 4096 }, true, 5},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -14,13 +14,19 @@ import (
 // linger.ms interval contains the true value or explain says nothing. One
 // known miss is listed with its cause.
 func TestExplainWhatifData(t *testing.T) {
-	d, err := whatifdata.LoadDir(filepath.Join("..", "..", "testdata", "whatif"))
+	for _, dataset := range []string{"whatif", "whatif-busy"} {
+		t.Run(dataset, func(t *testing.T) { explainWhatifData(t, dataset) })
+	}
+}
+
+func explainWhatifData(t *testing.T, dataset string) {
+	d, err := whatifdata.LoadDir(filepath.Join("..", "..", "testdata", dataset))
 	if err != nil {
 		t.Skipf("no what-if data: %v", err)
 	}
 	knownMiss := map[string]string{
 		// a cold snappy codec kept the compression-ratio estimate pessimistic
-		"burst-p6/loaded/snappy/0 batch.size": "cold codec",
+		"whatif-busy burst-p6/loaded/snappy/0 batch.size": "cold codec",
 	}
 	logs, intervals, missed := 0, 0, 0
 	// per setting: intervals given, intervals holding the truth, producers
@@ -65,7 +71,7 @@ func TestExplainWhatifData(t *testing.T) {
 					hold[c.key]++
 					continue
 				}
-				if why, ok := knownMiss[name+" "+c.key]; ok {
+				if why, ok := knownMiss[dataset+" "+name+" "+c.key]; ok {
 					t.Logf("%s: known miss (%s): %s [%d, %d] for %d", name, why, c.key, c.iv.Min, c.iv.Max, want)
 					missed++
 					continue

@@ -94,15 +94,14 @@ func validate(t *testing.T, set string) {
 // figures measured at --runs 50, seed 1, less a margin for the runs'
 // randomness.
 var floors = map[string]struct{ median, inside, replay float64 }{
-	// measured: calm 17/22, 128/176, 20/22; loaded 17/22, 127/176, 10/22
-	// (the loaded self-checks of fixed-500us-p4-keyed and fixed-100us-p1
-	// miss by 6-8% at this seed and run count: the fit of these logs
-	// lands on different senders by seed; the 200-run score of every
-	// pair, docs/calibration.md, has 92% of loaded self-checks within)
-	"whatif/" + whatifdata.Calm:   {0.70, 0.65, 0.85},
-	"whatif/" + whatifdata.Loaded: {0.70, 0.65, 0.40},
-	// measured: calm 21/22, 113/176, 16/22; loaded 20/22, 139/176, 18/22
-	"whatif-busy/" + whatifdata.Calm:   {0.85, 0.55, 0.65},
+	// measured: calm 13/22, 125/176, 20/22; loaded 17/22, 127/176, 12/22
+	// (the 200-run score of every pair, docs/calibration.md, has 69% and
+	// 70% of medians and 98% and 94% of self-checks within: this subset
+	// of 22 items at one seed is noisier)
+	"whatif/" + whatifdata.Calm:   {0.55, 0.65, 0.85},
+	"whatif/" + whatifdata.Loaded: {0.70, 0.65, 0.50},
+	// measured: calm 21/22, 116/176, 16/22; loaded 21/22, 132/176, 18/22
+	"whatif-busy/" + whatifdata.Calm:   {0.85, 0.60, 0.65},
 	"whatif-busy/" + whatifdata.Loaded: {0.85, 0.70, 0.75},
 }
 
