@@ -120,11 +120,11 @@ func FitLinger(traces []*Trace, cfg Config, top int64, opts FitOptions) (*Linger
 		r.Best = math.Inf(1)
 		for _, f := range fits {
 			if s := f.Fit.Score(); s < r.Best {
-				r.Best, r.Tolerance = s, f.Fit.Tolerance()
+				r.Best, r.Tolerance = s, lingerNoise*f.Fit.Tolerance()
 			}
 		}
 		for _, f := range fits {
-			f.Reproduces = f.Fit.LogBatches > 0 && f.Fit.Score() <= r.Best+lingerNoise*r.Tolerance
+			f.Reproduces = f.Fit.LogBatches > 0 && f.Fit.Score() <= r.Best+r.Tolerance
 		}
 	}
 	sorted := func() []*LingerFit {

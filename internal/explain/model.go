@@ -43,7 +43,7 @@ const (
 // (lag, close cost, round trip) fitted so that the model's replay of the
 // log's own records under the inferred batch.size, compression and
 // linger.ms reproduces the log's layout; the interval holds the values
-// whose fit reproduces it as well as the best (Fit.Tolerance), and the
+// whose fit reproduces it as well as the best (LingerRange.Tolerance), and the
 // gaps beside them not tried. lingerN is the batches the replay's story
 // cuts by linger.ms.
 func (p *Producer) inferLinger(in *inference, codec batch.Codec, lingerN int) {
@@ -264,7 +264,7 @@ func (p *Producer) readTrace(t0, t1 int64) (*producer.Trace, error) {
 						to = -1
 					}
 					if err := tb.Add(sb.Header.BaseTimestamp+rec.TimestampDelta, to, rec.Key, rec.Value, rec.Headers); err != nil {
-						return nil, fmt.Errorf("%s: %w", info.File, err)
+						return nil, segment.Locate(sb.File, sb.Pos, err)
 					}
 				}
 			}
