@@ -99,6 +99,15 @@ type Item struct {
 	Inside     int     // real runs with predicted p5 <= batches <= p95
 	ReplayTol  float64 // max(1 batch, 5% of the log's own batch count)
 	ReplayOK   bool    // |replay p50 − the log's batches| <= ReplayTol
+	// SameState is what a model exact on the setting's effect would predict from this log if
+	// the machine's state in the log's run carried over to B: the real runs at B at the
+	// quantile the log holds among the real runs at From (same group, condition, partition or
+	// total; mid-rank). SameStateOK is whether that prediction meets the median criterion:
+	// the share of items where it does is the ceiling of the median criterion for a model that
+	// follows the log (a log from a slow minute of the machine predicts a slow run). NaN and
+	// false when the data has no runs at From.
+	SameState   float64
+	SameStateOK bool
 }
 
 // Tally adds up items.
@@ -106,6 +115,7 @@ type Tally struct {
 	Group, Condition string // "" when the tally spans several
 	Items            int    // scored (pair, partition) or (pair, topic total)
 	MedianOK         int
+	SameStateOK      int // items whose same-state prediction meets the median criterion (Item.SameStateOK)
 	Runs             int // real runs compared with a p5–p95 band (an item counts its runs at B)
 	Inside           int
 	ReplayOK         int // items whose replay meets its self-check (one per item)
@@ -115,6 +125,10 @@ type Tally struct {
 func (t Tally) MedianShare() float64 { return frac(t.MedianOK, t.Items) }
 func (t Tally) InsideShare() float64 { return frac(t.Inside, t.Runs) }
 func (t Tally) ReplayShare() float64 { return frac(t.ReplayOK, t.Items) }
+
+// SameStateShare is the share of items whose same-state prediction meets the median criterion:
+// the median criterion's ceiling for a model that follows the log (Item.SameState).
+func (t Tally) SameStateShare() float64 { return frac(t.SameStateOK, t.Items) }
 
 func frac(a, b int) float64 {
 	if b == 0 {
@@ -127,6 +141,9 @@ func (t *Tally) add(it Item) {
 	t.Items++
 	if it.MedianOK {
 		t.MedianOK++
+	}
+	if it.SameStateOK {
+		t.SameStateOK++
 	}
 	t.Runs += len(it.Real)
 	t.Inside += it.Inside
@@ -171,17 +188,7 @@ func Score(d *Data, preds []Prediction, opt Options) (Result, error) {
 			continue
 		}
 		it := Item{Prediction: p}
-		for _, r := range d.RunsAt(p.Group, p.To, p.Condition) {
-			if p.Partition == TopicTotal {
-				it.Real = append(it.Real, r.Batches)
-				continue
-			}
-			for _, pc := range r.Partitions {
-				if pc.Partition == p.Partition {
-					it.Real = append(it.Real, pc.Batches)
-				}
-			}
-		}
+		it.Real = d.batchesAt(p.Group, p.To, p.Condition, p.Partition)
 		if len(it.Real) == 0 {
 			return res, fmt.Errorf("no real runs for %s %s %s partition %d", p.Group, p.To, p.Condition, p.Partition)
 		}
@@ -193,6 +200,8 @@ func Score(d *Data, preds []Prediction, opt Options) (Result, error) {
 		it.CILow, it.CIHigh = MedianCI(vals, 0.95, opt.Resamples, opt.Seed)
 		it.Tolerance = max(1, 0.05*it.RealMedian, (it.CIHigh-it.CILow)/2)
 		it.MedianOK = math.Abs(p.Predicted.P50-it.RealMedian) <= it.Tolerance
+		it.SameState = sameState(p.LogBatches, d.batchesAt(p.Group, p.From, p.Condition, p.Partition), vals)
+		it.SameStateOK = math.Abs(it.SameState-it.RealMedian) <= it.Tolerance
 		for _, v := range vals {
 			if v >= p.Predicted.P5 && v <= p.Predicted.P95 {
 				it.Inside++
@@ -203,6 +212,44 @@ func Score(d *Data, preds []Prediction, opt Options) (Result, error) {
 		res.Items = append(res.Items, it)
 	}
 	return res, nil
+}
+
+// batchesAt is the batch counts of the runs of group at setting under cond, for one partition
+// or the topic's total (TopicTotal).
+func (d *Data) batchesAt(group, setting, cond string, partition int) []int {
+	var out []int
+	for _, r := range d.RunsAt(group, setting, cond) {
+		if partition == TopicTotal {
+			out = append(out, r.Batches)
+			continue
+		}
+		for _, pc := range r.Partitions {
+			if pc.Partition == partition {
+				out = append(out, pc.Batches)
+			}
+		}
+	}
+	return out
+}
+
+// sameState is the value of to at the quantile (mid-rank) that log holds among from: NaN when
+// from is empty.
+func sameState(log int, from []int, to []float64) float64 {
+	if len(from) == 0 || len(to) == 0 {
+		return math.NaN()
+	}
+	var rank float64
+	for _, v := range from {
+		switch {
+		case v < log:
+			rank++
+		case v == log:
+			rank += 0.5
+		}
+	}
+	s := append([]float64(nil), to...)
+	sort.Float64s(s)
+	return quantile(s, rank/float64(len(from)))
 }
 
 // Tally adds up the items that keep returns true for (all when keep is nil).
@@ -249,11 +296,11 @@ func (r Result) ByGroup() []Tally {
 // Table renders the tallies by group and condition and the totals per condition, one line each.
 func (r Result) Table() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-24s %-7s %6s %15s %19s %15s\n", "group", "cond", "items", "median ok", "runs in p5-p95", "replay ok")
+	fmt.Fprintf(&b, "%-24s %-7s %6s %15s %19s %15s %15s\n", "group", "cond", "items", "median ok", "runs in p5-p95", "replay ok", "same-state")
 	line := func(t Tally, g, c string) {
-		fmt.Fprintf(&b, "%-24s %-7s %6d %4d/%-4d %4s %5d/%-5d %5s %4d/%-4d %4s\n", g, c, t.Items,
+		fmt.Fprintf(&b, "%-24s %-7s %6d %4d/%-4d %4s %5d/%-5d %5s %4d/%-4d %4s %4d/%-4d %4s\n", g, c, t.Items,
 			t.MedianOK, t.Items, pct(t.MedianShare()), t.Inside, t.Runs, pct(t.InsideShare()),
-			t.ReplayOK, t.Items, pct(t.ReplayShare()))
+			t.ReplayOK, t.Items, pct(t.ReplayShare()), t.SameStateOK, t.Items, pct(t.SameStateShare()))
 	}
 	for _, t := range r.ByGroup() {
 		line(t, t.Group, t.Condition)

@@ -257,6 +257,71 @@ func TestTallyAndTable(t *testing.T) {
 	}
 }
 
+// TestScoreSameState: the same-state prediction is the real runs at To at the log's quantile
+// among the real runs at From, and meets the median criterion only where the log is near its
+// own setting's median.
+func TestScoreSameState(t *testing.T) {
+	d := testData()
+	for i, b := range []int{40, 44, 48, 50, 50, 52, 56, 60} { // the runs at a, partition 0
+		d.Runs = append(d.Runs, Run{Group: "k", Setting: "a", Condition: Calm, Run: i,
+			Partitions: []PartitionCount{{Partition: 0, Batches: b}}, Batches: b})
+	}
+	// the runs at b, partition 0, sorted: 97 98 99 100 100 101 102 103
+	cases := []struct {
+		log  int
+		want float64
+		ok   bool
+	}{
+		{log: 50, want: 100, ok: true},     // mid-rank 4 of 8: quantile 0.5
+		{log: 40, want: 97.4375, ok: true}, // mid-rank 0.5 of 8: quantile 0.0625
+		{log: 30, want: 97, ok: true},      // below every run: b's minimum
+		{log: 70, want: 103, ok: true},     // above every run: b's maximum
+	}
+	for _, c := range cases {
+		p := Prediction{Group: "k", From: "a", To: "b", Condition: Calm, Partition: 0, LogBatches: c.log,
+			Replay: Dist{P50: float64(c.log)}, Predicted: Dist{P5: 1, P50: 1, P95: 1}}
+		res, err := Score(d, []Prediction{p}, Options{Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		it := res.Items[0]
+		if math.Abs(it.SameState-c.want) > 1e-9 || it.SameStateOK != c.ok || it.MedianOK {
+			t.Errorf("log %d: same state %v (ok %v, median ok %v), want %v (ok %v)", c.log, it.SameState, it.SameStateOK, it.MedianOK, c.want, c.ok)
+		}
+		if tl := res.Tally(nil); tl.SameStateOK != 1 || tl.MedianOK != 0 {
+			t.Errorf("log %d: tally %+v", c.log, tl)
+		}
+	}
+	// a wide spread at b: the log's low quantile is far from b's median
+	d = testData()
+	for i := range 8 {
+		d.Runs = append(d.Runs, Run{Group: "k", Setting: "a", Condition: Calm, Run: i,
+			Partitions: []PartitionCount{{Partition: 1, Batches: 10 + i}}, Batches: 10 + i})
+	}
+	p := Prediction{Group: "k", From: "a", To: "b", Condition: Calm, Partition: 1, LogBatches: 10, Predicted: Dist{P50: 10}}
+	res, err := Score(d, []Prediction{p}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the runs at b, partition 1, sorted: 9 10 10 10 10 10 11 12; quantile 0.0625: 9.4375
+	if it := res.Items[0]; it.SameState != 9.4375 || !it.SameStateOK {
+		t.Errorf("partition 1: same state %v ok %v", it.SameState, it.SameStateOK)
+	}
+	// the log at the top of a's runs: b's top, 1.56 batches over b's median (tolerance 1)
+	p.LogBatches = 17
+	if res, err = Score(d, []Prediction{p}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if it := res.Items[0]; it.SameState != 11.5625 || it.SameStateOK {
+		t.Errorf("partition 1, log 17: same state %v ok %v (tolerance %v)", it.SameState, it.SameStateOK, it.Tolerance)
+	}
+	// no runs at From: NaN, not ok
+	p = Prediction{Group: "u", From: "a", To: "b", Condition: Calm, Partition: TopicTotal, LogBatches: 60, Predicted: Dist{P50: 60}}
+	if res, err = Score(testData(), []Prediction{p}, Options{}); err != nil || !math.IsNaN(res.Items[0].SameState) || res.Items[0].SameStateOK {
+		t.Errorf("no runs at From: %+v, %v", res.Items, err)
+	}
+}
+
 func TestParseWhatif(t *testing.T) {
 	in := `{"type":"calibration","topic":"t","settings":{"linger.ms":"5"},"inferred":false,"sender":{},"replay_error":{"batches":0.01,"records_per_batch":0.02}}
 {"type":"whatif","topic":"t","partition":2,"log":{"batches":40,"records":400,"records_per_batch":10},"replay":{"batches":{"min":38,"p5":39,"p50":40,"p95":42,"max":43}},"predicted":{"batches":{"min":18,"p5":19,"p50":20,"p95":22,"max":24},"records_per_batch":{"p5":18,"p50":20,"p95":21},"requests_p50":20}}
