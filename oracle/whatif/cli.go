@@ -126,7 +126,8 @@ func score(dir, preds string) error {
 }
 
 // printItems lists every scored item (WHATIF_ITEMS=1 in the environment): where a median or the
-// band misses, and by how much, which the table by group does not show.
+// band misses, and by how much, which the table by group does not show; STATE marks an item whose
+// same-state prediction (its value in brackets) misses too: the log's run alone misses there.
 func printItems(items []whatifdata.Item) {
 	fmt.Printf("\n%-22s %-6s %-18s %3s %4s %6s %8s %-13s %8s %-13s %6s %s\n", "group", "cond", "from→to", "run", "part", "log", "replay", "real [min-max]", "pred p50", "[p5-p95]", "inside", "ok")
 	for _, it := range items {
@@ -141,6 +142,9 @@ func printItems(items []whatifdata.Item) {
 		}
 		if !it.ReplayOK {
 			ok += " REPLAY"
+		}
+		if !it.SameStateOK {
+			ok += fmt.Sprintf(" STATE(%.0f)", it.SameState)
 		}
 		fmt.Printf("%-22s %-6s %-18s %3d %4s %6d %8.0f %5.1f [%d-%d] %8.0f [%.0f-%.0f] %3d/%d%s\n", it.Group, it.Condition,
 			it.From+"→"+it.To, it.Run, part, it.LogBatches, it.Replay.P50, it.RealMedian, lo, hi,
