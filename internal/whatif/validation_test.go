@@ -94,12 +94,13 @@ func validate(t *testing.T, set string) {
 // figures measured at --runs 50, seed 1, less a margin for the runs'
 // randomness.
 var floors = map[string]struct{ median, inside, replay float64 }{
-	// measured: calm 13/22, 125/176, 20/22; loaded 17/22, 127/176, 12/22
-	// (the 200-run score of every pair, docs/calibration.md, has 69% and
-	// 70% of medians and 98% and 94% of self-checks within: this subset
-	// of 22 items at one seed is noisier)
-	"whatif/" + whatifdata.Calm:   {0.55, 0.65, 0.85},
-	"whatif/" + whatifdata.Loaded: {0.70, 0.65, 0.50},
+	// measured (the idle set): calm 12/22, 170/176, 14/22; loaded 14/22,
+	// 164/176, 16/22 (the 200-run score of every pair, docs/calibration.md,
+	// has 64% and 62% of medians and 98% and 100% of self-checks within:
+	// this subset of 22 items at one seed is noisier, and six of its
+	// self-checks are one log's, 6% off)
+	"whatif/" + whatifdata.Calm:   {0.45, 0.85, 0.55},
+	"whatif/" + whatifdata.Loaded: {0.55, 0.80, 0.65},
 	// measured: calm 21/22, 116/176, 16/22; loaded 21/22, 132/176, 18/22
 	"whatif-busy/" + whatifdata.Calm:   {0.85, 0.60, 0.65},
 	"whatif-busy/" + whatifdata.Loaded: {0.85, 0.70, 0.75},
