@@ -126,6 +126,7 @@ func addProduceFlags(fs *pflag.FlagSet, f *produceFlags) {
 	fs.BoolVar(&c.AdaptivePartitions, "adaptive-partitioning", d.AdaptivePartitions, "partitioner.adaptive.partitioning.enable")
 	fs.BoolVar(&c.Sync, "sync", false, "wait for each send's ack before the next (send().get())")
 	fs.DurationVar(&f.sendInterval, "send-interval", 0, "fixed-rate sender: send i starts at start + i*interval, or when send i-1 returns if later (sync: think time after each ack)")
+	fs.Int64Var(&c.Burst, "burst", 0, "send in bursts of N records, each as fast as the thread can: burst k starts at start + k*send-interval, or when the last send returns if later (0: a fixed rate)")
 	fs.DurationVar(&f.firstSendDelay, "first-send-delay", 0, "extra virtual time the first send() takes after its timestamp (cold JVM)")
 	fs.StringVar(&f.startTime, "start-time", strconv.FormatInt(d.StartTime, 10), "virtual clock origin: ms since the epoch or RFC 3339")
 	fs.DurationVar(&f.rtt, "rtt", d.RTT, "produce request round trip (the broker appends at rtt/2; default: the timing profile's)")

@@ -68,8 +68,12 @@ type Config struct {
 	// Timing on the virtual clock. Timing is the speed of the two
 	// threads (the zero value is the ideal, instantaneous model); the
 	// durations below come on top of it.
-	Timing         Timing
-	SendInterval   time.Duration // between the end of one send() and the next
+	Timing       Timing
+	SendInterval time.Duration // between the end of one send() and the next
+	// Burst > 1 sends the records in bursts of Burst, each as fast as the
+	// application thread can: burst k is due at StartTime + k*SendInterval
+	// (0 or 1: a fixed rate, send i due at StartTime + i*SendInterval).
+	Burst          int64
 	FirstSendDelay time.Duration // extra time the first send() takes after its timestamp
 	StartTime      int64         // ms since the epoch of the first send
 	RTT            time.Duration // produce request round trip; the broker writes at RTT/2
@@ -188,6 +192,10 @@ func (c *Config) Validate() error {
 		return configErr("max.request.size must be positive")
 	case c.SendInterval < 0 || c.FirstSendDelay < 0 || c.RTT < 0 || c.PIDDelay < 0:
 		return configErr("durations must not be negative")
+	case c.Burst < 0:
+		return configErr("burst must not be negative")
+	case c.Burst > 1 && c.Sync:
+		return configErr("burst and sync exclude each other (a sync send waits for its ack)")
 	case c.Brokers < 1:
 		return configErr("brokers must be at least 1")
 	case c.SegmentBytes < 14:

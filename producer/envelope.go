@@ -32,7 +32,8 @@ type Layout struct {
 	// application thread fell behind its schedule, as the real producer
 	// runs of the what-if data record it: LateMax is the latest start of a
 	// send against start + i*interval, LateOver1ms how many sends started
-	// more than 1 ms late.
+	// more than 1 ms late (in bursts, Config.Burst, against their burst's
+	// start + k*interval).
 	LateMax     time.Duration
 	LateOver1ms int
 }

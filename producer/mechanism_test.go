@@ -1,6 +1,7 @@
 package producer
 
 import (
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -124,6 +125,39 @@ func TestLateness(t *testing.T) {
 			l := env.Runs[0]
 			if l.LateMax < tc.minLate || (tc.minLate == 0) != (l.LateMax == 0) || (l.LateOver1ms > 0) != tc.over1ms {
 				t.Errorf("late max %v, %d sends over 1 ms; want at least %v (over 1 ms: %v)", l.LateMax, l.LateOver1ms, tc.minLate, tc.over1ms)
+			}
+		})
+	}
+}
+
+// A sender woken while the application thread is busy waits for a CPU;
+// when the thread goes to sleep until its next send is due, the sender
+// gets one as on a quiet machine, and a linger timeout that expires
+// while the thread sleeps is met at the quiet machine's latency. Here a
+// busy sender needs 1 s to wake and an idle one 10 µs, and the sends cost
+// nothing: bursts of 250 records 120 ms apart are cut apart as the ideal
+// model cuts them (each burst's last batch drained at its linger.ms);
+// before, the wake-up drawn at the first send held the sender for a
+// second, and the bursts' batches ran into each other ("148x9 147x1 21x1").
+// Back to back the thread never sleeps and the stall stands.
+func TestSenderGetsCPUWhileAppSleeps(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		burst    int64
+		interval time.Duration
+		want     string
+	}{
+		{"bursts 120ms apart", 250, 120 * time.Millisecond, "148x6 102x6"},
+		{"back to back", 0, 0, "148x10 20x1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DefaultConfig()
+			c.Records, c.ValueSize, c.LingerMs = 1500, 100, 5
+			c.Burst, c.SendInterval = tc.burst, tc.interval
+			c.Timing = Timing{WakeLatency: time.Second, IdleWakeLatency: 10 * time.Microsecond}
+			dir, _ := runTo(t, c)
+			if got := histogramOf(readLog(t, filepath.Join(dir, "kseg-ref-0"))); got != tc.want {
+				t.Errorf("%s, want %s", got, tc.want)
 			}
 		})
 	}

@@ -47,6 +47,12 @@ func TestTimeCuts(t *testing.T) {
 			c.SendInterval = 1 * time.Millisecond
 			c.RTT = 10 * time.Millisecond
 		}, "6x19 5x1 1x81"},
+		// Bursts (Config.Burst): 40 records at once every 100 ms, each
+		// burst one batch cut by linger long before the next; every 2 ms,
+		// the bursts due at 0, 2 and 4 ms share the batch created at 0
+		// (expired at 5), those at 6 and 8 ms the next.
+		{"bursts apart", func(c *Config) { c.Burst = 40; c.SendInterval = 100 * time.Millisecond }, "40x5"},
+		{"bursts within linger", func(c *Config) { c.Burst = 40; c.SendInterval = 2 * time.Millisecond }, "120x1 80x1"},
 		// max.in.flight 1 makes the pile-up bigger.
 		{"linger 0 one in flight", func(c *Config) {
 			c.LingerMs = 0

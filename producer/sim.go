@@ -229,10 +229,17 @@ func (s *sim) sendCost(i int64) int64 {
 // duty cycle (an exponential average over about 1/dutyWeight sends).
 const dutyWeight = 0.25
 
-// appDuty is the application thread's duty cycle now: 0 when it waits
-// (for an ack, for buffer memory, or in flush() after the last send).
-func (s *sim) appDuty() float64 {
-	if s.state != appReady {
+// appDuty is the application thread's duty cycle now (dutyAt).
+func (s *sim) appDuty() float64 { return s.dutyAt(s.now) }
+
+// dutyAt is the application thread's duty cycle at t (not before now) as
+// far as it is known now: 0 while it waits (for an ack, for buffer
+// memory, or in flush() after the last send) or sleeps until its next
+// send is due (t before that send's start: a fixed-rate or bursty sender
+// between sends, when the sender thread has a CPU to itself), its recent
+// duty cycle otherwise.
+func (s *sim) dutyAt(t int64) float64 {
+	if s.state != appReady || t < s.appTs {
 		return 0
 	}
 	return s.duty
@@ -349,6 +356,20 @@ func (s *sim) send() error {
 	return nil
 }
 
+// cpuFreed is the application thread going to sleep at t until its next
+// send is due: a sender that is waiting for a CPU (a wake-up or a loop
+// drawn while the thread was busy) gets one then, as promptly as on a
+// quiet machine. Without it a wake-up drawn from the busy sender's
+// long-tailed jitter could outlast the thread's whole sleep (docs/
+// calibration.md, "Partial drains of bursts"). Before the producer id
+// the sender waits for it, not for a CPU.
+func (s *sim) cpuFreed(t int64) {
+	if s.arr != nil || s.clk.ideal || s.phase != senderRun || s.senderAt <= t || (s.cfg.Idempotence && t < s.pidAt) {
+		return
+	}
+	s.senderAt = min(s.senderAt, t+s.clk.wakeLatency(0))
+}
+
 func (s *sim) scheduleNext(from int64) {
 	for s.nProgress < ProgressSteps && s.next*ProgressSteps >= int64(s.nProgress+1)*s.cfg.Records {
 		s.progress[s.nProgress] = from
@@ -371,8 +392,15 @@ func (s *sim) scheduleNext(from int64) {
 		s.appTs = from + int64(s.cfg.SendInterval) // think time after the ack
 	} else {
 		// A fixed-rate sender: send i starts at start + i*interval, or
-		// when send i-1 returns if that is later.
-		due := s.cfg.StartTime*1e6 + s.next*int64(s.cfg.SendInterval)
+		// when send i-1 returns if that is later. In bursts of B, send i
+		// is due with its burst, at start + floor(i/B)*interval (its
+		// lateness is then its time into the burst, as the what-if
+		// data's schedules measure it).
+		k := s.next
+		if b := s.cfg.Burst; b > 1 {
+			k = s.next / b
+		}
+		due := s.cfg.StartTime*1e6 + k*int64(s.cfg.SendInterval)
 		s.appTs = max(due, from)
 		if late := s.appTs - due; late > 0 && s.cfg.SendInterval > 0 {
 			s.lateMax = max(s.lateMax, late)
@@ -380,6 +408,9 @@ func (s *sim) scheduleNext(from int64) {
 				s.lateOver1ms++
 			}
 		}
+	}
+	if s.appTs > from {
+		s.cpuFreed(from)
 	}
 	// The duty cycle of the send that returned at from: its time in send()
 	// over the time until the next one starts, averaged over recent sends.
@@ -590,7 +621,7 @@ func (s *sim) sleep(at int64) {
 		if g := s.clk.pollGran; g > 0 {
 			at += s.now % g
 		}
-		at += s.clk.wakeLatency(s.appDuty()) // a timed-out poll needs the CPU as much as a wakeup
+		at += s.clk.wakeLatency(s.dutyAt(at)) // a timed-out poll needs the CPU as much as a wakeup, when it times out
 	}
 	s.senderAt, s.phase = at, senderSleep
 }

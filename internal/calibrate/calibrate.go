@@ -238,6 +238,27 @@ func Eval(c *Case, cfg producer.Config, runs, medianRuns int) (Result, error) {
 		res.Burst += fmt.Sprintf("\nLATE %s sends-over-1ms real=%v model=%v late-ms real-p99=%v model-max=%v",
 			c.Case, quartiles(realOver), quartiles(modelOver), quartiles(realP99), quartiles(modelMax))
 	}
+	if cfg.KeyCount == 0 && cfg.Partitions > 1 {
+		// The topic's total batches per run (the records are the same in
+		// every run, so a total above the fewest is partial drains).
+		var realTot, modelTot []int
+		for _, r := range c.Runs {
+			n := 0
+			for _, p := range r.Partitions {
+				n += len(p.RecordsPerBatch)
+			}
+			realTot = append(realTot, n)
+		}
+		for i := range env.Runs {
+			n := 0
+			for p := range env.Partitions {
+				n += env.Partitions[p].BatchCounts[i]
+			}
+			modelTot = append(modelTot, n)
+		}
+		res.Burst += fmt.Sprintf("\nTOTAL %s batches real=%v model-p5/25/50/75/95=%d/%v/%d", c.Case, quartiles(realTot),
+			percentile(modelTot, 5), quartiles(modelTot), percentile(modelTot, 95))
+	}
 	var line string
 	line, res.ProgressErr = progressLine(c, cfg, env)
 	res.Burst += "\n" + line

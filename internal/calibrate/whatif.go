@@ -13,13 +13,15 @@ import (
 // WhatifCases turns the what-if validation data (testdata/whatif:
 // oracle/regen/whatif-data.sh, real runs at a fixed arrival schedule under
 // several producer settings) into cases of the synthetic producer: every
-// (group, setting) whose arrivals are fixed-rate becomes a case named
+// (group, setting) whose arrivals are fixed-rate or bursts becomes a case named
 // "w-<group>-<setting>-<condition>" with the group's workload as kseg
-// produce flags (--send-interval, the value file, the keys "key-<i mod K>")
+// produce flags (--send-interval, --burst, the value file, the keys "key-<i mod K>")
 // and the setting as Kafka properties, its runs the real runs made under
-// condition. These are workloads the default profile was not fitted to: a
-// send every 100 µs to 2 ms, linger.ms 0–100, lz4 and zstd, acks=1.
-// Poisson and burst groups have no synthetic workload and are left out.
+// condition; a burst group's ("burst": B records at once, a burst every
+// gap) likewise, as --burst B --send-interval gap. These are workloads the
+// default profile was not fitted to: a send every 100 µs to 2 ms, bursts of
+// 250 records over 6 partitions, linger.ms 0–100, lz4, zstd and snappy,
+// acks=1. Poisson groups have no synthetic workload and are left out.
 // maxPSI, when positive, keeps only the runs made while the machine's CPU
 // pressure (/proc/pressure/cpu "some avg10", before and after the run) was
 // at most maxPSI percent: "calm" there means without the script's own
@@ -29,7 +31,7 @@ import (
 func WhatifCases(d *whatifdata.Data, condition string, maxPSI float64) ([]Case, error) {
 	var out []Case
 	for _, g := range d.Groups {
-		if g.Arrivals.Process != "fixed" {
+		if g.Arrivals.Process != "fixed" && g.Arrivals.Process != "burst" {
 			continue
 		}
 		for _, s := range g.Settings {
@@ -68,7 +70,7 @@ func WhatifCases(d *whatifdata.Data, condition string, maxPSI float64) ([]Case, 
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no fixed-rate group with %s runs (CPU pressure at most %v%%)", d.Dir, condition, maxPSI)
+		return nil, fmt.Errorf("%s: no fixed-rate or burst group with %s runs (CPU pressure at most %v%%)", d.Dir, condition, maxPSI)
 	}
 	return out, nil
 }
@@ -80,7 +82,12 @@ func whatifArgs(dir string, g whatifdata.Group, s whatifdata.Setting) []string {
 		"--partitions", strconv.Itoa(g.Partitions),
 		"--records", strconv.Itoa(g.Records),
 		"--value-file", filepath.Join(dir, g.Values.File),
-		"--send-interval", strconv.FormatFloat(g.Arrivals.IntervalUs, 'f', -1, 64) + "us",
+	}
+	if g.Arrivals.Process == "burst" {
+		args = append(args, "--burst", strconv.Itoa(g.Arrivals.Burst),
+			"--send-interval", strconv.FormatFloat(g.Arrivals.GapMs, 'f', -1, 64)+"ms")
+	} else {
+		args = append(args, "--send-interval", strconv.FormatFloat(g.Arrivals.IntervalUs, 'f', -1, 64)+"us")
 	}
 	if g.Keyed && g.Keys > 0 {
 		args = append(args, "--key-count", strconv.Itoa(g.Keys), "--key-prefix", "key-")

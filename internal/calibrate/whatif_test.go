@@ -38,19 +38,25 @@ func TestWhatifCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fixed := 0
+	fixed, bursts := 0, 0
 	for _, g := range d.Groups {
-		if g.Arrivals.Process == "fixed" {
+		switch g.Arrivals.Process {
+		case "fixed":
 			fixed += len(g.Settings)
+		case "burst":
+			bursts += len(g.Settings)
 		}
 	}
-	if len(cases) != fixed || fixed == 0 {
-		t.Fatalf("%d cases, want one per fixed-rate (group, setting): %d", len(cases), fixed)
+	if len(cases) != fixed+bursts || fixed == 0 || bursts == 0 {
+		t.Fatalf("%d cases, want one per fixed-rate or burst (group, setting): %d and %d", len(cases), fixed, bursts)
 	}
 	for _, c := range cases {
 		args := strings.Join(c.ProduceArgs, " ")
 		if !strings.Contains(args, "--send-interval") || !strings.Contains(args, "--producer-property linger.ms=") {
 			t.Errorf("%s: args %q", c.Case, args)
+		}
+		if burst := strings.HasPrefix(c.Case, "w-burst-"); burst != strings.Contains(args, "--burst 250 --send-interval 120ms") {
+			t.Errorf("%s: args %q (a burst group's arrivals are --burst B --send-interval GAP)", c.Case, args)
 		}
 		want := 0
 		for _, g := range d.Groups {
@@ -80,7 +86,7 @@ func TestWhatifCases(t *testing.T) {
 		kept := 0
 		for _, r := range d.Runs {
 			if r.Condition == whatifdata.Calm && r.Load.PSI10Pre >= 0 && r.Load.PSI10Pre <= psi && r.Load.PSI10Pst <= psi {
-				if g, _ := d.Group(r.Group); g.Arrivals.Process == "fixed" {
+				if g, _ := d.Group(r.Group); g.Arrivals.Process == "fixed" || g.Arrivals.Process == "burst" {
 					kept++
 				}
 			}

@@ -94,7 +94,7 @@ func run(args []string) error {
 	var o options
 	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
 	var data, cases, seeds string
-	fs.StringVar(&data, "data", "testdata/producer-envelope", "comma-separated directories of real-run case files, or whatif:DIR:calm|loaded[:PSI] (the what-if data's fixed-rate groups, runs at CPU pressure PSI% or less)")
+	fs.StringVar(&data, "data", "testdata/producer-envelope", "comma-separated directories of real-run case files, or whatif:DIR:calm|loaded[:PSI] (the what-if data's fixed-rate and burst groups, runs at CPU pressure PSI% or less)")
 	fs.StringVar(&o.timing, "timing", "", "profile the candidates start from (default: the embedded one)")
 	fs.IntVar(&o.runs, "runs", calibrate.RangeRuns, "model runs per case that give the range")
 	fs.IntVar(&o.medianRuns, "median-runs", calibrate.MedianRuns, "model runs that give the model's median (the first -runs of them give the range)")
