@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -223,11 +224,14 @@ type formatter struct {
 	json   *jsonWriter // non-nil for FormatJSON
 	parser content.Parser
 	ap     content.Appender // parser, when it renders in place
-	br     batch.BatchReader
-	dec    batch.Decompressor
-	liter  batch.LegacyIter
-	rec    batch.Record
-	line   []byte // a line that did not fit the sink's free space
+	// keyStr, valueStr: the parser prints keys, values as Java strings
+	// (content.JavaStrings), which the record lines append themselves.
+	keyStr, valueStr bool
+	br               batch.BatchReader
+	dec              batch.Decompressor
+	liter            batch.LegacyIter
+	rec              batch.Record
+	line             []byte // a line that did not fit the sink's free space
 	// avail is the start of the sink's free space that startLine handed
 	// out (nil: none), so that endLine does not keep it as line.
 	avail *byte
@@ -238,6 +242,7 @@ type formatter struct {
 	keyDigits, valueDigits         decimalCache // keySize, valueSize
 	bl                             batchDigits  // the batch line's numbers
 	posDigits                      decimalCache // the JSON form's batch_position
+	pieces                         recordPieces
 	offsets                        *offsetTrack
 	// capped is a parallel chunk's output: once over its cap, the rest
 	// of the batch is not formatted (the writer does it).
@@ -257,6 +262,7 @@ const cacheLine = 64
 func (f *formatter) init(opts *DumpOptions, out sink, json *jsonWriter, parser content.Parser) {
 	f.opts, f.out, f.json, f.parser = opts, out, json, parser
 	f.ap, _ = parser.(content.Appender)
+	f.keyStr, f.valueStr = content.JavaStrings(parser)
 	f.dec.Max = opts.MaxDecompressed
 	f.br.Decompressor.Max = opts.MaxDecompressed
 }
@@ -739,14 +745,12 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 	head := len(b)
 	b = append(b, " position: "...)
 	b = d.bl.pos.append(b, e.Pos)
-	b = append(b, ' ')
-	b = append(b, tsType.String()...)
-	b = append(b, ": "...)
+	b = append(b, tsLabel(tsType)...)
 	b = d.bl.ts.append(b, maxTs)
 	b = append(b, " size: "...)
 	b = d.bl.size.append(b, e.Size)
 	b = append(b, " magic: "...)
-	b = strconv.AppendInt(b, int64(magic), 10)
+	b = appendDecimal(b, int64(magic))
 	b = append(b, " compresscodec: "...)
 	if !codec.Valid() {
 		// Kafka 4.4 has printed the line up to deleteHorizonMs (offset: N
@@ -757,7 +761,7 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 	}
 	b = append(b, codec.String()...)
 	b = append(b, " crc: "...)
-	b = strconv.AppendUint(b, uint64(crc), 10)
+	b = appendDecimal(b, int64(crc))
 	b = append(b, " isvalid: "...)
 	b = appendBool(b, valid)
 	if d.opts.Format == FormatKseg && e.Magic >= batch.MagicV2 {
@@ -796,6 +800,20 @@ type batchDigits struct {
 	base, last, count, baseSeq, lastSeq, pid, epoch, leader, pos, ts, size decimalCache
 }
 
+// txControl is a batch line's two flags, by isTransactional and
+// isControl, with the label that follows them: one append, not five.
+var txControl = [2][2]string{
+	{" isTransactional: false isControl: false deleteHorizonMs: ", " isTransactional: false isControl: true deleteHorizonMs: "},
+	{" isTransactional: true isControl: false deleteHorizonMs: ", " isTransactional: true isControl: true deleteHorizonMs: "},
+}
+
+func b2i(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
+
 // appendV2BatchFields is the start of a v2 batch's line, from baseOffset
 // to deleteHorizonMs.
 func appendV2BatchFields(b []byte, h *batch.Header, c *batchDigits) []byte {
@@ -815,11 +833,7 @@ func appendV2BatchFields(b []byte, h *batch.Header, c *batchDigits) []byte {
 	b = c.epoch.append(b, int64(h.ProducerEpoch))
 	b = append(b, " partitionLeaderEpoch: "...)
 	b = c.leader.append(b, int64(h.PartitionLeaderEpoch))
-	b = append(b, " isTransactional: "...)
-	b = appendBool(b, h.IsTransactional())
-	b = append(b, " isControl: "...)
-	b = appendBool(b, h.IsControl())
-	b = append(b, " deleteHorizonMs: "...)
+	b = append(b, txControl[b2i(h.IsTransactional())][b2i(h.IsControl())]...)
 	if dh, ok := h.DeleteHorizon(); ok {
 		b = append(b, "OptionalLong["...)
 		b = strconv.AppendInt(b, dh, 10)
@@ -829,6 +843,11 @@ func appendV2BatchFields(b []byte, h *batch.Header, c *batchDigits) []byte {
 }
 
 // records prints the record lines of one entry (dumpBatchRecords).
+//
+// The text form's lines are appended one after another to the sink's free
+// space and written when it runs low (and at the end of the batch), not
+// one write per line: what is written, and where an error cuts it, is the
+// same.
 func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 	if e.Magic < batch.MagicV2 {
 		return d.legacyRecords(name, e, raw)
@@ -838,27 +857,40 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 		return locate(name, e.Pos, err)
 	}
 	control := h.IsControl()
+	tsType := h.TimestampType()
+	shown := &d.opts.shown
+	// Without a window or a range every record is shown and its offset
+	// tracked; keeps and add are then not called per record.
+	all := !shown.on && shown.win == nil
+	var (
+		b    []byte // lines not yet written, in the sink's free space or f.line
+		open bool   // b came from startLine and is not written yet
+	)
 	for {
 		ok, err := d.br.Next(&d.rec)
 		if err != nil {
+			if open {
+				d.writePart(b)
+			}
 			return locate(name, e.Pos, err)
 		}
 		if !ok {
 			break
 		}
-		if d.capped != nil && d.capped.over {
-			return nil // the writer formats this batch again (parallel.go)
-		}
 		r := &d.rec
 		off := h.BaseOffset + int64(r.OffsetDelta)
-		if d.opts.shown.win == nil {
-			d.offsets.add(off) // a window's gaps (seek, filters) are no finding
-		}
-		if !d.opts.shown.keeps(off, r.Key, control) {
-			continue // outside --from/--to, or refused by --key
+		if all {
+			d.offsets.add(off)
+		} else {
+			if shown.win == nil {
+				d.offsets.add(off) // a window's gaps (seek, filters) are no finding
+			}
+			if !shown.keeps(off, r.Key, control) {
+				continue // outside --from/--to, or refused by --key
+			}
 		}
 		ts := h.BaseTimestamp + r.TimestampDelta
-		if h.TimestampType() == batch.LogAppendTime {
+		if tsType == batch.LogAppendTime {
 			ts = h.MaxTimestamp
 		}
 		seq := int32(-1)
@@ -866,14 +898,22 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 			seq = batch.IncrementSequence(h.BaseSequence, r.OffsetDelta)
 		}
 		if d.json != nil {
+			if d.capped != nil && d.capped.over {
+				return nil // the writer formats this batch again (parallel.go)
+			}
 			if err := d.json.record(d, name, e, off, ts, seq, r, control); err != nil {
 				return locate(name, e.Pos, err)
 			}
 			continue
 		}
-		b := d.startLine()
+		if !open {
+			if d.capped != nil && d.capped.over {
+				return nil // the writer formats this batch again (parallel.go)
+			}
+			b, open = d.startLine(), true
+		}
 		if !d.opts.SkipRecordMetadata {
-			b = d.appendRecordMeta(b, h.TimestampType(), off, ts, seq, r)
+			b = d.appendRecordMeta(b, tsType, off, ts, seq, r)
 			if control {
 				var err error
 				if b, err = appendControl(b, off, r); err != nil {
@@ -892,7 +932,18 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 				return locate(name, e.Pos, err)
 			}
 		}
-		d.endLine(b)
+		b = append(b, '\n')
+		if cap(b)-len(b) < minLineRoom {
+			d.writePart(b)
+			open = false
+		}
+	}
+	if open {
+		if len(b) > 0 {
+			d.writePart(b)
+		} else {
+			d.dropLine(b)
+		}
 	}
 	if d.br.Leftover() > 0 {
 		return locate(name, e.Pos, &batch.FormatError{Err: batch.ErrInvalidRecord, Detail: "Incorrect declared batch size, records still remaining in file"})
@@ -900,21 +951,47 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 	return nil
 }
 
+// recordPieces is the constant run of a v2 record line between its
+// timestamp and its sequence, " keySize: K valueSize: V sequence: ", as
+// it was for the last record: the sizes mostly repeat.
+type recordPieces struct {
+	ks, vs int
+	sizes  []byte // empty: not built
+}
+
+// tsLabel is a timestamp type's name as a line labels its timestamp:
+// " CreateTime: ".
+func tsLabel(t batch.TimestampType) string {
+	switch t {
+	case batch.CreateTime:
+		return " CreateTime: "
+	case batch.LogAppendTime:
+		return " LogAppendTime: "
+	}
+	return " NoTimestampType: " // t.String() of any other value
+}
+
 // appendRecordMeta is a v2 record line's metadata, from offset to
 // headerKeys.
 func (d *formatter) appendRecordMeta(b []byte, tsType batch.TimestampType, off, ts int64, seq int32, r *batch.Record) []byte {
+	p := &d.pieces
+	if ks, vs := r.KeySize(), r.ValueSize(); len(p.sizes) == 0 || ks != p.ks || vs != p.vs {
+		p.sizes = append(p.sizes[:0], " keySize: "...)
+		p.sizes = d.keyDigits.append(p.sizes, int64(ks))
+		p.sizes = append(p.sizes, " valueSize: "...)
+		p.sizes = d.valueDigits.append(p.sizes, int64(vs))
+		p.sizes = append(p.sizes, " sequence: "...)
+		p.ks, p.vs = ks, vs
+	}
 	b = append(b, "| offset: "...)
 	b = d.offDigits.append(b, off)
-	b = append(b, ' ')
-	b = append(b, tsType.String()...)
-	b = append(b, ": "...)
+	b = append(b, tsLabel(tsType)...)
 	b = d.tsDigits.append(b, ts)
-	b = append(b, " keySize: "...)
-	b = d.keyDigits.append(b, int64(r.KeySize()))
-	b = append(b, " valueSize: "...)
-	b = d.valueDigits.append(b, int64(r.ValueSize()))
-	b = append(b, " sequence: "...)
+	b = append(b, p.sizes...)
 	b = d.seqDigits.append(b, int64(seq))
+	if len(r.Headers) == 0 {
+		return append(b, " headerKeys: []"...)
+	}
 	b = append(b, " headerKeys: ["...)
 	for i, hd := range r.Headers {
 		if i > 0 {
@@ -927,6 +1004,19 @@ func (d *formatter) appendRecordMeta(b []byte, tsType batch.TimestampType, off, 
 
 func (d *formatter) appendContents(b []byte, off int64, key, value []byte) ([]byte, error) {
 	if d.parser == nil {
+		return b, nil
+	}
+	if d.keyStr && d.valueStr && !d.opts.SkipRecordMetadata {
+		// The usual line: metadata, then each of key and value that is
+		// not null, as the string decoder prints it (never an error).
+		if key != nil {
+			b = append(b, " key: "...)
+			b = content.AppendJavaString(b, key)
+		}
+		if value != nil {
+			b = append(b, " payload: "...)
+			b = content.AppendJavaString(b, value)
+		}
 		return b, nil
 	}
 	prefix := " "
@@ -1170,6 +1260,14 @@ func (c *decimalCache) append(dst []byte, v int64) []byte {
 	return dst[:n+c.n]
 }
 
+// appendDecimal appends v in decimal, as strconv.AppendInt(dst, v, 10),
+// made as decimalWords makes it (for numbers no cache holds: a CRC).
+func appendDecimal(dst []byte, v int64) []byte {
+	c := decimalCache{valid: true, v: v}
+	c.w, c.n = decimalWords(v)
+	return c.append(dst, v)
+}
+
 func (c *decimalCache) appendSlow(dst []byte) []byte {
 	for i := range c.n {
 		dst = append(dst, byte(c.w[i/8]>>(uint(i%8)*8)))
@@ -1178,45 +1276,71 @@ func (c *decimalCache) appendSlow(dst []byte) []byte {
 }
 
 func (c *decimalCache) set(v int64) {
-	if c.valid && c.v >= 0 && v > c.v && v-c.v < 1<<20 {
-		// Add the step to the digits, from the last one on, while it
-		// carries (a number that gains a digit is formatted anew).
-		add := uint64(v - c.v)
-		for i := c.n - 1; i >= 0; i-- {
-			sh := uint(i%8) * 8
-			d := (c.w[i/8]>>sh)&0xff - '0' + add%10
-			add /= 10
-			if d >= 10 {
-				d -= 10
-				add++
-			}
-			c.w[i/8] = c.w[i/8]&^(0xff<<sh) | ('0'+d)<<sh
-			if add == 0 {
-				c.v = v
-				return
-			}
+	if c.valid && c.v >= 0 && v > c.v && v-c.v < 10 {
+		// The usual step (an offset or a sequence by one): the last
+		// digit alone, when it does not carry.
+		i := uint(c.n - 1)
+		sh := i % 8 * 8
+		if add := uint64(v - c.v); (c.w[i/8]>>sh)&0xff+add <= '9' {
+			c.w[i/8] += add << sh
+			c.v = v
+			return
 		}
 	}
+	c.w, c.n = decimalWords(v)
+	c.v, c.valid = v, true
+}
+
+// decimalWords is v in decimal as decimalCache holds it: text byte i in
+// byte i%8 of w[i/8], n bytes. The digits are made eight at a time in a
+// word (eightDigits), not one division at a time.
+func decimalWords(v int64) (w [3]uint64, n int) {
 	u := uint64(v)
 	if v < 0 {
 		u = -u // MinInt64 too: 1<<63
 	}
-	n := 1
-	for t := u; t >= 10; t /= 10 {
+	// Digits: the estimate from the bit length is exact or one short.
+	t := (bits.Len64(u) * 1233) >> 12
+	n = t
+	if u >= pow10[t] || u == 0 {
 		n++
 	}
+	// Right-aligned in 8, 16 or 24 digits with leading zeros, then
+	// shifted down by k bytes so the text starts at byte 0.
+	switch {
+	case u < 1e8:
+		w[0] = eightDigits(u) >> (8 * uint(8-n))
+	case u < 1e16:
+		p0, p1 := eightDigits(u/1e8), eightDigits(u%1e8)
+		k := uint(16-n) * 8                  // 0..56
+		w[0], w[1] = p0>>k|p1<<(64-k), p1>>k // p1<<64 is 0
+	default:
+		p0, p1, p2 := eightDigits(u/1e16), eightDigits(u/1e8%1e8), eightDigits(u%1e8)
+		k := uint(24-n) * 8 // 32..56
+		w[0], w[1], w[2] = p0>>k|p1<<(64-k), p1>>k|p2<<(64-k), p2>>k
+	}
 	if v < 0 {
+		// Shift the text up a byte for the sign.
+		w[2] = w[2]<<8 | w[1]>>56
+		w[1] = w[1]<<8 | w[0]>>56
+		w[0] = w[0]<<8 | '-'
 		n++
 	}
-	var w [3]uint64
-	for i := n - 1; ; i-- {
-		w[i/8] |= uint64('0'+u%10) << (uint(i%8) * 8)
-		if u /= 10; u == 0 {
-			break
-		}
-	}
-	if v < 0 {
-		w[0] |= '-'
-	}
-	c.w, c.n, c.v, c.valid = w, n, v, true
+	return w, n
+}
+
+// pow10[i] is 10^i.
+var pow10 = [20]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
+
+// eightDigits is u (< 10^8) as eight ASCII digits with leading zeros, the
+// first in the lowest byte: the halves, quarters and digits are split in
+// lanes of one word by multiplying with reciprocals (exact below 10^4,
+// 10^2).
+func eightDigits(u uint64) uint64 {
+	x := u/10000 | (u%10000)<<32                // 4-digit halves in 32-bit lanes
+	h := (x * 10486 >> 20) & 0x0000007f0000007f // each lane / 100
+	x = h | (x-h*100)<<16                       // 2-digit quarters in 16-bit lanes
+	h = (x * 103 >> 10) & 0x000f000f000f000f    // each lane / 10
+	x = h | (x-h*10)<<8                         // digits in bytes
+	return x + 0x3030303030303030
 }
