@@ -747,11 +747,18 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 	b = d.bl.pos.append(b, e.Pos)
 	b = append(b, tsLabel(tsType)...)
 	b = d.bl.ts.append(b, maxTs)
-	b = append(b, " size: "...)
-	b = d.bl.size.append(b, e.Size)
-	b = append(b, " magic: "...)
-	b = appendDecimal(b, int64(magic))
-	b = append(b, " compresscodec: "...)
+	if p := &d.bl.size; !p.holds([5]int64{e.Size, int64(magic), int64(codec)}) {
+		p.b = append(p.b, " size: "...)
+		p.b = appendDecimal(p.b, e.Size)
+		p.b = append(p.b, " magic: "...)
+		p.b = appendDecimal(p.b, int64(magic))
+		p.b = append(p.b, " compresscodec: "...)
+		if codec.Valid() {
+			p.b = append(p.b, codec.String()...)
+			p.b = append(p.b, " crc: "...)
+		}
+	}
+	b = append(b, d.bl.size.b...)
 	if !codec.Valid() {
 		// Kafka 4.4 has printed the line up to deleteHorizonMs (offset: N
 		// for legacy entries) when it throws.
@@ -759,11 +766,8 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 		return &segment.Error{File: name, Offset: e.Pos + 21, Err: &batch.FormatError{Pos: 21, Err: batch.ErrUnknownCodec,
 			Detail: fmt.Sprintf("Unknown compression type id: %d", int8(codec))}}
 	}
-	b = append(b, codec.String()...)
-	b = append(b, " crc: "...)
 	b = appendDecimal(b, int64(crc))
-	b = append(b, " isvalid: "...)
-	b = appendBool(b, valid)
+	b = append(b, [2]string{" isvalid: false", " isvalid: true"}[b2i(valid)]...)
 	if d.opts.Format == FormatKseg && e.Magic >= batch.MagicV2 {
 		if sniff := batch.SniffCodec(raw[min(len(raw), batch.HeaderSize):]); sniff != batch.CodecNone && codec == batch.CodecNone {
 			b = append(b, " kseg-warning: payload looks "...)
@@ -794,10 +798,31 @@ func appendShown(b []byte, r offsetRange) []byte {
 	return append(b, " only (--from/--to)"...)
 }
 
-// batchDigits are the digit caches of a batch line's numbers: most
-// repeat from batch to batch or grow by a little.
+// batchDigits are the digit caches of a batch line's numbers that step
+// from batch to batch, and its runs whose numbers mostly repeat (count,
+// the producer's fields, size and magic), each kept whole while its
+// numbers do.
 type batchDigits struct {
-	base, last, count, baseSeq, lastSeq, pid, epoch, leader, pos, ts, size decimalCache
+	base, last, baseSeq, lastSeq, pos, ts decimalCache
+	count, producer, size                 linePiece
+}
+
+// linePiece is a run of a line made from a few numbers (its key), kept
+// while they repeat.
+type linePiece struct {
+	key [5]int64
+	ok  bool
+	b   []byte
+}
+
+// holds tells that the piece was made from k; if not, it is emptied for
+// the caller to make and keyed k.
+func (p *linePiece) holds(k [5]int64) bool {
+	if p.ok && p.key[0] == k[0] && p.key[1] == k[1] && p.key[2] == k[2] && p.key[3] == k[3] && p.key[4] == k[4] {
+		return true // (p.key == k compares through memequal)
+	}
+	p.key, p.ok, p.b = k, true, p.b[:0]
+	return false
 }
 
 // txControl is a batch line's two flags, by isTransactional and
@@ -821,25 +846,34 @@ func appendV2BatchFields(b []byte, h *batch.Header, c *batchDigits) []byte {
 	b = c.base.append(b, h.BaseOffset)
 	b = append(b, " lastOffset: "...)
 	b = c.last.append(b, h.LastOffset())
-	b = append(b, " count: "...)
-	b = c.count.append(b, int64(h.RecordCount))
-	b = append(b, " baseSequence: "...)
+	if p := &c.count; !p.holds([5]int64{int64(h.RecordCount)}) {
+		p.b = append(p.b, " count: "...)
+		p.b = appendDecimal(p.b, int64(h.RecordCount))
+		p.b = append(p.b, " baseSequence: "...)
+	}
+	b = append(b, c.count.b...)
 	b = c.baseSeq.append(b, int64(h.BaseSequence))
 	b = append(b, " lastSequence: "...)
 	b = c.lastSeq.append(b, int64(h.LastSequence()))
-	b = append(b, " producerId: "...)
-	b = c.pid.append(b, h.ProducerID)
-	b = append(b, " producerEpoch: "...)
-	b = c.epoch.append(b, int64(h.ProducerEpoch))
-	b = append(b, " partitionLeaderEpoch: "...)
-	b = c.leader.append(b, int64(h.PartitionLeaderEpoch))
-	b = append(b, txControl[b2i(h.IsTransactional())][b2i(h.IsControl())]...)
-	if dh, ok := h.DeleteHorizon(); ok {
-		b = append(b, "OptionalLong["...)
-		b = strconv.AppendInt(b, dh, 10)
-		return append(b, ']')
+	dh, hasDH := h.DeleteHorizon()
+	flags := b2i(h.IsTransactional()) | b2i(h.IsControl())<<1 | b2i(hasDH)<<2
+	if p := &c.producer; !p.holds([5]int64{h.ProducerID, int64(h.ProducerEpoch), int64(h.PartitionLeaderEpoch), int64(flags), dh}) {
+		p.b = append(p.b, " producerId: "...)
+		p.b = appendDecimal(p.b, h.ProducerID)
+		p.b = append(p.b, " producerEpoch: "...)
+		p.b = appendDecimal(p.b, int64(h.ProducerEpoch))
+		p.b = append(p.b, " partitionLeaderEpoch: "...)
+		p.b = appendDecimal(p.b, int64(h.PartitionLeaderEpoch))
+		p.b = append(p.b, txControl[b2i(h.IsTransactional())][b2i(h.IsControl())]...)
+		if hasDH {
+			p.b = append(p.b, "OptionalLong["...)
+			p.b = appendDecimal(p.b, dh)
+			p.b = append(p.b, ']')
+		} else {
+			p.b = append(p.b, "OptionalLong.empty"...)
+		}
 	}
-	return append(b, "OptionalLong.empty"...)
+	return append(b, c.producer.b...)
 }
 
 // records prints the record lines of one entry (dumpBatchRecords).
@@ -1281,10 +1315,23 @@ func (c *decimalCache) set(v int64) {
 		// digit alone, when it does not carry.
 		i := uint(c.n - 1)
 		sh := i % 8 * 8
-		if add := uint64(v - c.v); (c.w[i/8]>>sh)&0xff+add <= '9' {
+		add := uint64(v - c.v)
+		if (c.w[i/8]>>sh)&0xff+add <= '9' {
 			c.w[i/8] += add << sh
 			c.v = v
 			return
+		}
+		// One carry, into a digit before that is not a 9 (an offset
+		// stepped by a batch's count).
+		if i > 0 {
+			j := i - 1
+			sj := j % 8 * 8
+			if (c.w[j/8]>>sj)&0xff < '9' {
+				c.w[i/8] -= (10 - add) << sh // the last digit + add - 10: no borrow, it was > '9'
+				c.w[j/8] += 1 << sj
+				c.v = v
+				return
+			}
 		}
 	}
 	c.w, c.n = decimalWords(v)
