@@ -243,6 +243,7 @@ type formatter struct {
 	bl                             batchDigits  // the batch line's numbers
 	posDigits                      decimalCache // the JSON form's batch_position
 	pieces                         recordPieces
+	jsonSizes                      linePiece // the JSON form's key_size, value_size run
 	offsets                        *offsetTrack
 	// capped is a parallel chunk's output: once over its cap, the rest
 	// of the batch is not formatted (the writer does it).
