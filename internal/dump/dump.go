@@ -1282,7 +1282,27 @@ const decimalRoom = 24
 
 func (c *decimalCache) append(dst []byte, v int64) []byte {
 	if !c.valid || v != c.v {
-		c.set(v)
+		// The usual steps here, without a call: by less than 10 (an
+		// offset or a sequence by one), the last digit alone when it
+		// does not carry, or with one carry into a digit before that is
+		// not a 9 (an offset stepped by a batch's count).
+		stepped := false
+		if c.valid && c.v >= 0 && v > c.v && v-c.v < 10 {
+			i := uint(c.n - 1)
+			sh := i % 8 * 8
+			add := uint64(v - c.v)
+			if (c.w[i/8]>>sh)&0xff+add <= '9' {
+				c.w[i/8] += add << sh
+				c.v, stepped = v, true
+			} else if j := i - 1; i > 0 && (c.w[j/8]>>(j%8*8))&0xff < '9' {
+				c.w[i/8] -= (10 - add) << sh // the last digit + add - 10: no borrow, it was > '9'
+				c.w[j/8] += 1 << (j % 8 * 8)
+				c.v, stepped = v, true
+			}
+		}
+		if !stepped {
+			c.set(v)
+		}
 	}
 	n := len(dst)
 	if cap(dst)-n < decimalRoom {
@@ -1310,31 +1330,8 @@ func (c *decimalCache) appendSlow(dst []byte) []byte {
 	return dst
 }
 
+// set formats v anew (append makes the usual steps in place).
 func (c *decimalCache) set(v int64) {
-	if c.valid && c.v >= 0 && v > c.v && v-c.v < 10 {
-		// The usual step (an offset or a sequence by one): the last
-		// digit alone, when it does not carry.
-		i := uint(c.n - 1)
-		sh := i % 8 * 8
-		add := uint64(v - c.v)
-		if (c.w[i/8]>>sh)&0xff+add <= '9' {
-			c.w[i/8] += add << sh
-			c.v = v
-			return
-		}
-		// One carry, into a digit before that is not a 9 (an offset
-		// stepped by a batch's count).
-		if i > 0 {
-			j := i - 1
-			sj := j % 8 * 8
-			if (c.w[j/8]>>sj)&0xff < '9' {
-				c.w[i/8] -= (10 - add) << sh // the last digit + add - 10: no borrow, it was > '9'
-				c.w[j/8] += 1 << sj
-				c.v = v
-				return
-			}
-		}
-	}
 	c.w, c.n = decimalWords(v)
 	c.v, c.valid = v, true
 }
