@@ -897,6 +897,11 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 	// Without a window or a range every record is shown and its offset
 	// tracked; keeps and add are then not called per record.
 	all := !shown.on && shown.win == nil
+	// usual: the line is metadata then the contents as the string decoder
+	// prints them (kafka-dump-log's default), made below in one piece
+	// for a record without headers.
+	usual := d.json == nil && !control && !d.opts.SkipRecordMetadata && d.opts.PrintDataLog && d.keyStr && d.valueStr
+	tsl := tsLabel(tsType)
 	var (
 		b    []byte // lines not yet written, in the sink's free space or f.line
 		open bool   // b came from startLine and is not written yet
@@ -946,6 +951,37 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 				return nil // the writer formats this batch again (parallel.go)
 			}
 			b, open = d.startLine(), true
+		}
+		if usual && len(r.Headers) == 0 {
+			// appendRecordMeta and appendContents, without their calls.
+			b = append(b, "| offset: "...)
+			b = d.offDigits.append(b, off)
+			b = append(b, tsl...)
+			b = d.tsDigits.append(b, ts)
+			if p := &d.pieces; len(p.sizes) == 0 || r.KeySize() != p.ks || r.ValueSize() != p.vs {
+				d.makeSizes(r)
+			}
+			b = append(b, d.pieces.sizes...)
+			b = d.seqDigits.append(b, int64(seq))
+			if r.Key != nil {
+				b = append(b, " headerKeys: [] key: "...)
+				b = content.AppendJavaString(b, r.Key)
+				if r.Value != nil {
+					b = append(b, " payload: "...)
+					b = content.AppendJavaString(b, r.Value)
+				}
+			} else if r.Value != nil {
+				b = append(b, " headerKeys: [] payload: "...)
+				b = content.AppendJavaString(b, r.Value)
+			} else {
+				b = append(b, " headerKeys: []"...)
+			}
+			b = append(b, '\n')
+			if cap(b)-len(b) < minLineRoom {
+				d.writePart(b)
+				open = false
+			}
+			continue
 		}
 		if !d.opts.SkipRecordMetadata {
 			b = d.appendRecordMeta(b, tsType, off, ts, seq, r)
@@ -1006,23 +1042,34 @@ func tsLabel(t batch.TimestampType) string {
 	return " NoTimestampType: " // t.String() of any other value
 }
 
+// appendSizes appends " keySize: K valueSize: V sequence: ", kept whole
+// while the sizes repeat (made anew by makeSizes).
+func (d *formatter) appendSizes(b []byte, r *batch.Record) []byte {
+	if p := &d.pieces; len(p.sizes) == 0 || r.KeySize() != p.ks || r.ValueSize() != p.vs {
+		d.makeSizes(r)
+	}
+	return append(b, d.pieces.sizes...)
+}
+
+func (d *formatter) makeSizes(r *batch.Record) {
+	p := &d.pieces
+	ks, vs := r.KeySize(), r.ValueSize()
+	p.sizes = append(p.sizes[:0], " keySize: "...)
+	p.sizes = d.keyDigits.append(p.sizes, int64(ks))
+	p.sizes = append(p.sizes, " valueSize: "...)
+	p.sizes = d.valueDigits.append(p.sizes, int64(vs))
+	p.sizes = append(p.sizes, " sequence: "...)
+	p.ks, p.vs = ks, vs
+}
+
 // appendRecordMeta is a v2 record line's metadata, from offset to
 // headerKeys.
 func (d *formatter) appendRecordMeta(b []byte, tsType batch.TimestampType, off, ts int64, seq int32, r *batch.Record) []byte {
-	p := &d.pieces
-	if ks, vs := r.KeySize(), r.ValueSize(); len(p.sizes) == 0 || ks != p.ks || vs != p.vs {
-		p.sizes = append(p.sizes[:0], " keySize: "...)
-		p.sizes = d.keyDigits.append(p.sizes, int64(ks))
-		p.sizes = append(p.sizes, " valueSize: "...)
-		p.sizes = d.valueDigits.append(p.sizes, int64(vs))
-		p.sizes = append(p.sizes, " sequence: "...)
-		p.ks, p.vs = ks, vs
-	}
 	b = append(b, "| offset: "...)
 	b = d.offDigits.append(b, off)
 	b = append(b, tsLabel(tsType)...)
 	b = d.tsDigits.append(b, ts)
-	b = append(b, p.sizes...)
+	b = d.appendSizes(b, r)
 	b = d.seqDigits.append(b, int64(seq))
 	if len(r.Headers) == 0 {
 		return append(b, " headerKeys: []"...)
