@@ -224,6 +224,9 @@ func FuzzJavaString(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s := JavaString(b)
+		if a := string(AppendJavaString(nil, b)); a != s {
+			t.Fatalf("AppendJavaString(%x) = %q, JavaString %q", b, a, s)
+		}
 		if !utf8.ValidString(s) {
 			t.Fatalf("invalid UTF-8 output for %x", b)
 		}
@@ -311,5 +314,37 @@ func BenchmarkJavaString(b *testing.B) {
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
 		_ = JavaString(in)
+	}
+}
+
+// TestAppendJavaStringASCIIPrefix: the 16-byte ASCII check hands every
+// input, whatever its length and wherever its first non-ASCII byte, to the
+// decoding JavaString gives.
+func TestAppendJavaStringASCIIPrefix(t *testing.T) {
+	for _, odd := range []string{"\xff", "\xc3", "\xc3\xa9", "\xe2\x82\xac", "\xed\xa0\x80", "\xf0\x9f\x98"} {
+		for n := 0; n <= 70; n++ {
+			for at := -1; at < n; at++ {
+				b := []byte(strings.Repeat("v", n))
+				if at >= 0 {
+					b = append(b[:at], append([]byte(odd), b[at:]...)...)
+				}
+				got := string(AppendJavaString([]byte("x: "), b))
+				if want := "x: " + JavaString(b); got != want {
+					t.Fatalf("%x: got %q, want %q", b, got, want)
+				}
+				if i := asciiPrefix(b); i > len(b) || (at >= 0 && i > at) || (at < 0 && i != len(b)) {
+					t.Fatalf("%x: asciiPrefix %d (first non-ASCII byte at %d)", b, i, at)
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkAppendJavaStringASCII100(b *testing.B) {
+	in := []byte(strings.Repeat("v", 100))
+	dst := make([]byte, 0, 256)
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		dst = AppendJavaString(dst[:0], in)
 	}
 }

@@ -15,7 +15,10 @@ type decodeFunc func(dst, b []byte) (out []byte, ok bool, err error)
 
 type decoderParser struct {
 	key, value decodeFunc
-	scratch    []byte
+	// keyString and valueString: key and value are printed by the string
+	// decoder (JavaStrings).
+	keyString, valueString bool
+	scratch                []byte
 }
 
 // NewStringParser returns the parser of kafka-dump-log's --key-decoder-class
@@ -33,7 +36,22 @@ func NewStringParser(keyDecoder, valueDecoder string) (Parser, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &decoderParser{key: k, value: v}, nil
+	return &decoderParser{key: k, value: v, keyString: isStringDecoder(keyDecoder), valueString: isStringDecoder(valueDecoder)}, nil
+}
+
+func isStringDecoder(name string) bool {
+	return name == "" || name == "string" || name == "org.apache.kafka.tools.api.StringDecoder"
+}
+
+// JavaStrings tells which of p's key and value the string decoder prints:
+// always, as AppendJavaString renders the bytes, with no error. A caller
+// may then render them so itself (kseg dump's record lines do, saving the
+// parser's calls per record).
+func JavaStrings(p Parser) (key, value bool) {
+	if d, ok := p.(*decoderParser); ok {
+		return d.keyString, d.valueString
+	}
+	return false, false
 }
 
 // UnknownDecoderError is returned for a decoder name that is not known.
@@ -89,7 +107,9 @@ func decodeDefault(dst, b []byte) ([]byte, bool, error) {
 }
 
 // Clone implements Cloner.
-func (p *decoderParser) Clone() Parser { return &decoderParser{key: p.key, value: p.value} }
+func (p *decoderParser) Clone() Parser {
+	return &decoderParser{key: p.key, value: p.value, keyString: p.keyString, valueString: p.valueString}
+}
 
 func (p *decoderParser) Parse(offset int64, key, val []byte) (Result, error) {
 	var res Result

@@ -1,6 +1,9 @@
 package content
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
 
 const replacement = "\uFFFD"
 
@@ -116,8 +119,49 @@ func malformed4x2(b1, b2 byte) bool {
 // AppendJavaString appends Java's decoding of b (see JavaString) to dst
 // without allocating when b is valid UTF-8.
 func AppendJavaString(dst, b []byte) []byte {
-	if utf8.Valid(b) {
+	if i := asciiPrefix(b); i == len(b) || utf8.Valid(b[i:]) {
 		return append(dst, b...)
 	}
 	return appendJavaString(dst, b)
+}
+
+// asciiPrefix is the length of a prefix of b that is all ASCII: len(b)
+// when b is, else at most the position of its first other byte. It reads
+// 32 bytes a step (utf8.Valid reads 8), so the usual ASCII key or value
+// is checked in a quarter of the steps; what follows a non-ASCII byte is left to
+// utf8.Valid (an ASCII prefix is whole characters).
+func asciiPrefix(b []byte) int {
+	const high = 0x8080808080808080
+	n := len(b)
+	p := b // resliced, so that the loads need no bounds checks
+	for len(p) >= 32 {
+		if (binary.LittleEndian.Uint64(p[:8])|binary.LittleEndian.Uint64(p[8:16])|
+			binary.LittleEndian.Uint64(p[16:24])|binary.LittleEndian.Uint64(p[24:32]))&high != 0 {
+			return n - len(p)
+		}
+		p = p[32:]
+	}
+	if len(p) >= 16 {
+		if (binary.LittleEndian.Uint64(p[:8])|binary.LittleEndian.Uint64(p[8:16]))&high != 0 {
+			return n - len(p)
+		}
+		p = p[16:]
+	}
+	if len(p) == 0 {
+		return n
+	}
+	if n >= 16 {
+		// The last 16 bytes, overlapping what was checked.
+		t := b[n-16:]
+		if (binary.LittleEndian.Uint64(t[:8])|binary.LittleEndian.Uint64(t[8:16]))&high != 0 {
+			return n - len(p)
+		}
+		return n
+	}
+	for i, c := range b {
+		if c >= 0x80 {
+			return i
+		}
+	}
+	return n
 }

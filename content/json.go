@@ -75,13 +75,45 @@ func jsonSafePrefix(b []byte) int {
 }
 
 // JSONSafe tells that b, valid UTF-8, needs no escaping in a JSON string.
+//
+// It tests 16 bytes a step, and the last bytes as the word that ends b
+// (overlapping bytes tested before), so a 100-byte value takes 7 steps.
 func JSONSafe(b []byte) bool {
-	for i := jsonSafePrefix(b); i < len(b); i++ {
-		if c := b[i]; c < 0x20 || c == '"' || c == '\\' {
+	const highs = 0x8080808080808080
+	p := b // resliced, so that the loads need no bounds checks
+	for len(p) >= 16 {
+		if (jsonEscaped(binary.LittleEndian.Uint64(p[:8]))|jsonEscaped(binary.LittleEndian.Uint64(p[8:16])))&highs != 0 {
+			return false
+		}
+		p = p[16:]
+	}
+	if len(p) >= 8 {
+		if jsonEscaped(binary.LittleEndian.Uint64(p[:8]))&highs != 0 {
+			return false
+		}
+		p = p[8:]
+	}
+	if len(p) == 0 {
+		return true
+	}
+	if n := len(b); n >= 8 {
+		return jsonEscaped(binary.LittleEndian.Uint64(b[n-8:]))&highs == 0
+	}
+	for _, c := range p {
+		if c < 0x20 || c == '"' || c == '\\' {
 			return false
 		}
 	}
 	return true
+}
+
+// jsonEscaped has the high bit of a byte of x set for some byte when x
+// holds a byte that JSON escapes (below 0x20, '"' or '\\'), and of none
+// when it holds none.
+func jsonEscaped(x uint64) uint64 {
+	const ones = 0x0101010101010101
+	q, bs := x^(ones*'"'), x^(ones*'\\')
+	return (x-ones*0x20)&^x | (q-ones)&^q | (bs-ones)&^bs
 }
 
 // AppendJSONBytes is AppendJSONString for bytes (valid UTF-8).

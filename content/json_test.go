@@ -40,7 +40,14 @@ func jsonStringByByte(s string) string {
 // words (and the tail) escapes as the byte-by-byte loop escapes it, and
 // JSONSafe says so exactly when nothing is escaped.
 func TestJSONStringFastPath(t *testing.T) {
-	base := "abcdefghijklmnopqrstuvwxyz" // 26 bytes: three words and a tail
+	// Lengths around JSONSafe's 16-byte steps, its 8-byte step and the
+	// word that ends the input; 26 bytes: three words and a tail.
+	for _, n := range []int{1, 7, 8, 9, 15, 16, 17, 23, 24, 26, 31, 32, 33, 100} {
+		testJSONStringFastPath(t, strings.Repeat("abcdefghijklmnopqrstuvwxyz", 4)[:n])
+	}
+}
+
+func testJSONStringFastPath(t *testing.T, base string) {
 	for pos := 0; pos < len(base); pos++ {
 		for c := 0; c < 256; c++ {
 			b := []byte(base)

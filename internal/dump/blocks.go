@@ -108,15 +108,15 @@ func (f *fileBlocks) Slice(off int64, n int) ([]byte, error) {
 	return blk.b, nil
 }
 
-// hold returns the block that holds raw, the bytes of the entry at pos,
-// with a reference taken for the caller, or nil when raw is not in a
-// block (the stream read it into its own buffer: copy it).
-func (f *fileBlocks) hold(raw []byte, pos int64) *dataBlock {
+// holder returns the block that holds raw, the bytes of the entry at
+// pos, or nil when raw is not in a block (the stream read it into its own
+// buffer: copy it). It takes no reference: the caller takes one
+// (dataBlock.hold) before the stream moves on.
+func (f *fileBlocks) holder(raw []byte, pos int64) *dataBlock {
 	c := f.cur
 	if c == nil || len(raw) == 0 || pos < c.start || pos+int64(len(raw)) > c.start+int64(len(c.b)) || &c.b[pos-c.start] != &raw[0] {
 		return nil
 	}
-	c.refs.Add(1)
 	return c
 }
 
@@ -152,6 +152,9 @@ func (f *fileBlocks) put(b *dataBlock) {
 	}
 	f.mu.Unlock()
 }
+
+// hold takes a reference.
+func (b *dataBlock) hold() { b.refs.Add(1) }
 
 // release drops a reference; the last one returns the block to its pool.
 func (b *dataBlock) release() {

@@ -43,3 +43,67 @@ func TestDecimalCache(t *testing.T) {
 		})
 	}
 }
+
+// TestAppendDecimal: the digits made eight at a time in a word are
+// strconv's, at every length and around every power of ten, signed.
+func TestAppendDecimal(t *testing.T) {
+	vals := []int64{0, 1, -1, 9, 10, math.MaxInt64, math.MinInt64, math.MinInt64 + 1, math.MaxUint32, 3292943010}
+	for p := int64(1); p <= math.MaxInt64/10; p *= 10 {
+		vals = append(vals, p-1, p, p+1, 10*p-1, -p, -p+1, -p-1)
+	}
+	rng := rand.New(rand.NewSource(28))
+	for range 20000 {
+		vals = append(vals, rng.Int63()>>rng.Intn(63), -(rng.Int63() >> rng.Intn(63)))
+	}
+	for _, v := range vals {
+		for _, room := range []int{0, 3 + 19, 64} {
+			dst := append(make([]byte, 0, room), "x: "...)
+			if got, want := string(appendDecimal(dst, v)), "x: "+strconv.FormatInt(v, 10); got != want {
+				t.Fatalf("%d (room %d) formatted as %q, want %q", v, room, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkDecimalCache: a batch line's numbers as they step from batch to
+// batch (an offset by 9, a position by ~1 KiB, a timestamp by a few ms),
+// and a CRC (no step: formatted whole). ns/op is per number.
+func BenchmarkDecimalCache(b *testing.B) {
+	rng := rand.New(rand.NewSource(28))
+	vals := make([]int64, 1<<12)
+	for _, tc := range []struct {
+		name string
+		next func(prev int64) int64
+	}{
+		{"offset+9", func(p int64) int64 { return p + 9 }},
+		{"position+1066", func(p int64) int64 { return p + 1066 }},
+		{"timestamp+ms", func(p int64) int64 { return p + rng.Int63n(40) }},
+		{"crc", func(int64) int64 { return int64(rng.Uint32()) }},
+	} {
+		v := int64(1794025632520)
+		if tc.name != "timestamp+ms" {
+			v = 123456
+		}
+		for i := range vals {
+			v = tc.next(v)
+			vals[i] = v
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			var c decimalCache
+			dst := make([]byte, 0, 64)
+			i := 0
+			for b.Loop() {
+				dst = c.append(dst[:0], vals[i&(len(vals)-1)])
+				i++
+			}
+		})
+		b.Run(tc.name+"/strconv", func(b *testing.B) {
+			dst := make([]byte, 0, 64)
+			i := 0
+			for b.Loop() {
+				dst = strconv.AppendInt(dst[:0], vals[i&(len(vals)-1)], 10)
+				i++
+			}
+		})
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -223,11 +224,14 @@ type formatter struct {
 	json   *jsonWriter // non-nil for FormatJSON
 	parser content.Parser
 	ap     content.Appender // parser, when it renders in place
-	br     batch.BatchReader
-	dec    batch.Decompressor
-	liter  batch.LegacyIter
-	rec    batch.Record
-	line   []byte // a line that did not fit the sink's free space
+	// keyStr, valueStr: the parser prints keys, values as Java strings
+	// (content.JavaStrings), which the record lines append themselves.
+	keyStr, valueStr bool
+	br               batch.BatchReader
+	dec              batch.Decompressor
+	liter            batch.LegacyIter
+	rec              batch.Record
+	line             []byte // a line that did not fit the sink's free space
 	// avail is the start of the sink's free space that startLine handed
 	// out (nil: none), so that endLine does not keep it as line.
 	avail *byte
@@ -238,6 +242,8 @@ type formatter struct {
 	keyDigits, valueDigits         decimalCache // keySize, valueSize
 	bl                             batchDigits  // the batch line's numbers
 	posDigits                      decimalCache // the JSON form's batch_position
+	pieces                         recordPieces
+	jsonSizes                      linePiece // the JSON form's key_size, value_size run
 	offsets                        *offsetTrack
 	// capped is a parallel chunk's output: once over its cap, the rest
 	// of the batch is not formatted (the writer does it).
@@ -257,6 +263,7 @@ const cacheLine = 64
 func (f *formatter) init(opts *DumpOptions, out sink, json *jsonWriter, parser content.Parser) {
 	f.opts, f.out, f.json, f.parser = opts, out, json, parser
 	f.ap, _ = parser.(content.Appender)
+	f.keyStr, f.valueStr = content.JavaStrings(parser)
 	f.dec.Max = opts.MaxDecompressed
 	f.br.Decompressor.Max = opts.MaxDecompressed
 }
@@ -739,15 +746,20 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 	head := len(b)
 	b = append(b, " position: "...)
 	b = d.bl.pos.append(b, e.Pos)
-	b = append(b, ' ')
-	b = append(b, tsType.String()...)
-	b = append(b, ": "...)
+	b = append(b, tsLabel(tsType)...)
 	b = d.bl.ts.append(b, maxTs)
-	b = append(b, " size: "...)
-	b = d.bl.size.append(b, e.Size)
-	b = append(b, " magic: "...)
-	b = strconv.AppendInt(b, int64(magic), 10)
-	b = append(b, " compresscodec: "...)
+	if p := &d.bl.size; !p.holds([5]int64{e.Size, int64(magic), int64(codec)}) {
+		p.b = append(p.b, " size: "...)
+		p.b = appendDecimal(p.b, e.Size)
+		p.b = append(p.b, " magic: "...)
+		p.b = appendDecimal(p.b, int64(magic))
+		p.b = append(p.b, " compresscodec: "...)
+		if codec.Valid() {
+			p.b = append(p.b, codec.String()...)
+			p.b = append(p.b, " crc: "...)
+		}
+	}
+	b = append(b, d.bl.size.b...)
 	if !codec.Valid() {
 		// Kafka 4.4 has printed the line up to deleteHorizonMs (offset: N
 		// for legacy entries) when it throws.
@@ -755,11 +767,8 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 		return &segment.Error{File: name, Offset: e.Pos + 21, Err: &batch.FormatError{Pos: 21, Err: batch.ErrUnknownCodec,
 			Detail: fmt.Sprintf("Unknown compression type id: %d", int8(codec))}}
 	}
-	b = append(b, codec.String()...)
-	b = append(b, " crc: "...)
-	b = strconv.AppendUint(b, uint64(crc), 10)
-	b = append(b, " isvalid: "...)
-	b = appendBool(b, valid)
+	b = appendDecimal(b, int64(crc))
+	b = append(b, [2]string{" isvalid: false", " isvalid: true"}[b2i(valid)]...)
 	if d.opts.Format == FormatKseg && e.Magic >= batch.MagicV2 {
 		if sniff := batch.SniffCodec(raw[min(len(raw), batch.HeaderSize):]); sniff != batch.CodecNone && codec == batch.CodecNone {
 			b = append(b, " kseg-warning: payload looks "...)
@@ -790,10 +799,45 @@ func appendShown(b []byte, r offsetRange) []byte {
 	return append(b, " only (--from/--to)"...)
 }
 
-// batchDigits are the digit caches of a batch line's numbers: most
-// repeat from batch to batch or grow by a little.
+// batchDigits are the digit caches of a batch line's numbers that step
+// from batch to batch, and its runs whose numbers mostly repeat (count,
+// the producer's fields, size and magic), each kept whole while its
+// numbers do.
 type batchDigits struct {
-	base, last, count, baseSeq, lastSeq, pid, epoch, leader, pos, ts, size decimalCache
+	base, last, baseSeq, lastSeq, pos, ts decimalCache
+	count, producer, size                 linePiece
+}
+
+// linePiece is a run of a line made from a few numbers (its key), kept
+// while they repeat.
+type linePiece struct {
+	key [5]int64
+	ok  bool
+	b   []byte
+}
+
+// holds tells that the piece was made from k; if not, it is emptied for
+// the caller to make and keyed k.
+func (p *linePiece) holds(k [5]int64) bool {
+	if p.ok && p.key[0] == k[0] && p.key[1] == k[1] && p.key[2] == k[2] && p.key[3] == k[3] && p.key[4] == k[4] {
+		return true // (p.key == k compares through memequal)
+	}
+	p.key, p.ok, p.b = k, true, p.b[:0]
+	return false
+}
+
+// txControl is a batch line's two flags, by isTransactional and
+// isControl, with the label that follows them: one append, not five.
+var txControl = [2][2]string{
+	{" isTransactional: false isControl: false deleteHorizonMs: ", " isTransactional: false isControl: true deleteHorizonMs: "},
+	{" isTransactional: true isControl: false deleteHorizonMs: ", " isTransactional: true isControl: true deleteHorizonMs: "},
+}
+
+func b2i(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 // appendV2BatchFields is the start of a v2 batch's line, from baseOffset
@@ -803,32 +847,42 @@ func appendV2BatchFields(b []byte, h *batch.Header, c *batchDigits) []byte {
 	b = c.base.append(b, h.BaseOffset)
 	b = append(b, " lastOffset: "...)
 	b = c.last.append(b, h.LastOffset())
-	b = append(b, " count: "...)
-	b = c.count.append(b, int64(h.RecordCount))
-	b = append(b, " baseSequence: "...)
+	if p := &c.count; !p.holds([5]int64{int64(h.RecordCount)}) {
+		p.b = append(p.b, " count: "...)
+		p.b = appendDecimal(p.b, int64(h.RecordCount))
+		p.b = append(p.b, " baseSequence: "...)
+	}
+	b = append(b, c.count.b...)
 	b = c.baseSeq.append(b, int64(h.BaseSequence))
 	b = append(b, " lastSequence: "...)
 	b = c.lastSeq.append(b, int64(h.LastSequence()))
-	b = append(b, " producerId: "...)
-	b = c.pid.append(b, h.ProducerID)
-	b = append(b, " producerEpoch: "...)
-	b = c.epoch.append(b, int64(h.ProducerEpoch))
-	b = append(b, " partitionLeaderEpoch: "...)
-	b = c.leader.append(b, int64(h.PartitionLeaderEpoch))
-	b = append(b, " isTransactional: "...)
-	b = appendBool(b, h.IsTransactional())
-	b = append(b, " isControl: "...)
-	b = appendBool(b, h.IsControl())
-	b = append(b, " deleteHorizonMs: "...)
-	if dh, ok := h.DeleteHorizon(); ok {
-		b = append(b, "OptionalLong["...)
-		b = strconv.AppendInt(b, dh, 10)
-		return append(b, ']')
+	dh, hasDH := h.DeleteHorizon()
+	flags := b2i(h.IsTransactional()) | b2i(h.IsControl())<<1 | b2i(hasDH)<<2
+	if p := &c.producer; !p.holds([5]int64{h.ProducerID, int64(h.ProducerEpoch), int64(h.PartitionLeaderEpoch), int64(flags), dh}) {
+		p.b = append(p.b, " producerId: "...)
+		p.b = appendDecimal(p.b, h.ProducerID)
+		p.b = append(p.b, " producerEpoch: "...)
+		p.b = appendDecimal(p.b, int64(h.ProducerEpoch))
+		p.b = append(p.b, " partitionLeaderEpoch: "...)
+		p.b = appendDecimal(p.b, int64(h.PartitionLeaderEpoch))
+		p.b = append(p.b, txControl[b2i(h.IsTransactional())][b2i(h.IsControl())]...)
+		if hasDH {
+			p.b = append(p.b, "OptionalLong["...)
+			p.b = appendDecimal(p.b, dh)
+			p.b = append(p.b, ']')
+		} else {
+			p.b = append(p.b, "OptionalLong.empty"...)
+		}
 	}
-	return append(b, "OptionalLong.empty"...)
+	return append(b, c.producer.b...)
 }
 
 // records prints the record lines of one entry (dumpBatchRecords).
+//
+// The text form's lines are appended one after another to the sink's free
+// space and written when it runs low (and at the end of the batch), not
+// one write per line: what is written, and where an error cuts it, is the
+// same.
 func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 	if e.Magic < batch.MagicV2 {
 		return d.legacyRecords(name, e, raw)
@@ -838,27 +892,45 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 		return locate(name, e.Pos, err)
 	}
 	control := h.IsControl()
+	tsType := h.TimestampType()
+	shown := &d.opts.shown
+	// Without a window or a range every record is shown and its offset
+	// tracked; keeps and add are then not called per record.
+	all := !shown.on && shown.win == nil
+	// usual: the line is metadata then the contents as the string decoder
+	// prints them (kafka-dump-log's default), made below in one piece
+	// for a record without headers.
+	usual := d.json == nil && !control && !d.opts.SkipRecordMetadata && d.opts.PrintDataLog && d.keyStr && d.valueStr
+	tsl := tsLabel(tsType)
+	var (
+		b    []byte // lines not yet written, in the sink's free space or f.line
+		open bool   // b came from startLine and is not written yet
+	)
 	for {
 		ok, err := d.br.Next(&d.rec)
 		if err != nil {
+			if open {
+				d.writePart(b)
+			}
 			return locate(name, e.Pos, err)
 		}
 		if !ok {
 			break
 		}
-		if d.capped != nil && d.capped.over {
-			return nil // the writer formats this batch again (parallel.go)
-		}
 		r := &d.rec
 		off := h.BaseOffset + int64(r.OffsetDelta)
-		if d.opts.shown.win == nil {
-			d.offsets.add(off) // a window's gaps (seek, filters) are no finding
-		}
-		if !d.opts.shown.keeps(off, r.Key, control) {
-			continue // outside --from/--to, or refused by --key
+		if all {
+			d.offsets.add(off)
+		} else {
+			if shown.win == nil {
+				d.offsets.add(off) // a window's gaps (seek, filters) are no finding
+			}
+			if !shown.keeps(off, r.Key, control) {
+				continue // outside --from/--to, or refused by --key
+			}
 		}
 		ts := h.BaseTimestamp + r.TimestampDelta
-		if h.TimestampType() == batch.LogAppendTime {
+		if tsType == batch.LogAppendTime {
 			ts = h.MaxTimestamp
 		}
 		seq := int32(-1)
@@ -866,14 +938,53 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 			seq = batch.IncrementSequence(h.BaseSequence, r.OffsetDelta)
 		}
 		if d.json != nil {
+			if d.capped != nil && d.capped.over {
+				return nil // the writer formats this batch again (parallel.go)
+			}
 			if err := d.json.record(d, name, e, off, ts, seq, r, control); err != nil {
 				return locate(name, e.Pos, err)
 			}
 			continue
 		}
-		b := d.startLine()
+		if !open {
+			if d.capped != nil && d.capped.over {
+				return nil // the writer formats this batch again (parallel.go)
+			}
+			b, open = d.startLine(), true
+		}
+		if usual && len(r.Headers) == 0 {
+			// appendRecordMeta and appendContents, without their calls.
+			b = append(b, "| offset: "...)
+			b = d.offDigits.append(b, off)
+			b = append(b, tsl...)
+			b = d.tsDigits.append(b, ts)
+			if p := &d.pieces; len(p.sizes) == 0 || r.KeySize() != p.ks || r.ValueSize() != p.vs {
+				d.makeSizes(r)
+			}
+			b = append(b, d.pieces.sizes...)
+			b = d.seqDigits.append(b, int64(seq))
+			if r.Key != nil {
+				b = append(b, " headerKeys: [] key: "...)
+				b = content.AppendJavaString(b, r.Key)
+				if r.Value != nil {
+					b = append(b, " payload: "...)
+					b = content.AppendJavaString(b, r.Value)
+				}
+			} else if r.Value != nil {
+				b = append(b, " headerKeys: [] payload: "...)
+				b = content.AppendJavaString(b, r.Value)
+			} else {
+				b = append(b, " headerKeys: []"...)
+			}
+			b = append(b, '\n')
+			if cap(b)-len(b) < minLineRoom {
+				d.writePart(b)
+				open = false
+			}
+			continue
+		}
 		if !d.opts.SkipRecordMetadata {
-			b = d.appendRecordMeta(b, h.TimestampType(), off, ts, seq, r)
+			b = d.appendRecordMeta(b, tsType, off, ts, seq, r)
 			if control {
 				var err error
 				if b, err = appendControl(b, off, r); err != nil {
@@ -892,7 +1003,18 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 				return locate(name, e.Pos, err)
 			}
 		}
-		d.endLine(b)
+		b = append(b, '\n')
+		if cap(b)-len(b) < minLineRoom {
+			d.writePart(b)
+			open = false
+		}
+	}
+	if open {
+		if len(b) > 0 {
+			d.writePart(b)
+		} else {
+			d.dropLine(b)
+		}
 	}
 	if d.br.Leftover() > 0 {
 		return locate(name, e.Pos, &batch.FormatError{Err: batch.ErrInvalidRecord, Detail: "Incorrect declared batch size, records still remaining in file"})
@@ -900,21 +1022,58 @@ func (d *formatter) records(name string, e *segment.Batch, raw []byte) error {
 	return nil
 }
 
+// recordPieces is the constant run of a v2 record line between its
+// timestamp and its sequence, " keySize: K valueSize: V sequence: ", as
+// it was for the last record: the sizes mostly repeat.
+type recordPieces struct {
+	ks, vs int
+	sizes  []byte // empty: not built
+}
+
+// tsLabel is a timestamp type's name as a line labels its timestamp:
+// " CreateTime: ".
+func tsLabel(t batch.TimestampType) string {
+	switch t {
+	case batch.CreateTime:
+		return " CreateTime: "
+	case batch.LogAppendTime:
+		return " LogAppendTime: "
+	}
+	return " NoTimestampType: " // t.String() of any other value
+}
+
+// appendSizes appends " keySize: K valueSize: V sequence: ", kept whole
+// while the sizes repeat (made anew by makeSizes).
+func (d *formatter) appendSizes(b []byte, r *batch.Record) []byte {
+	if p := &d.pieces; len(p.sizes) == 0 || r.KeySize() != p.ks || r.ValueSize() != p.vs {
+		d.makeSizes(r)
+	}
+	return append(b, d.pieces.sizes...)
+}
+
+func (d *formatter) makeSizes(r *batch.Record) {
+	p := &d.pieces
+	ks, vs := r.KeySize(), r.ValueSize()
+	p.sizes = append(p.sizes[:0], " keySize: "...)
+	p.sizes = d.keyDigits.append(p.sizes, int64(ks))
+	p.sizes = append(p.sizes, " valueSize: "...)
+	p.sizes = d.valueDigits.append(p.sizes, int64(vs))
+	p.sizes = append(p.sizes, " sequence: "...)
+	p.ks, p.vs = ks, vs
+}
+
 // appendRecordMeta is a v2 record line's metadata, from offset to
 // headerKeys.
 func (d *formatter) appendRecordMeta(b []byte, tsType batch.TimestampType, off, ts int64, seq int32, r *batch.Record) []byte {
 	b = append(b, "| offset: "...)
 	b = d.offDigits.append(b, off)
-	b = append(b, ' ')
-	b = append(b, tsType.String()...)
-	b = append(b, ": "...)
+	b = append(b, tsLabel(tsType)...)
 	b = d.tsDigits.append(b, ts)
-	b = append(b, " keySize: "...)
-	b = d.keyDigits.append(b, int64(r.KeySize()))
-	b = append(b, " valueSize: "...)
-	b = d.valueDigits.append(b, int64(r.ValueSize()))
-	b = append(b, " sequence: "...)
+	b = d.appendSizes(b, r)
 	b = d.seqDigits.append(b, int64(seq))
+	if len(r.Headers) == 0 {
+		return append(b, " headerKeys: []"...)
+	}
 	b = append(b, " headerKeys: ["...)
 	for i, hd := range r.Headers {
 		if i > 0 {
@@ -927,6 +1086,19 @@ func (d *formatter) appendRecordMeta(b []byte, tsType batch.TimestampType, off, 
 
 func (d *formatter) appendContents(b []byte, off int64, key, value []byte) ([]byte, error) {
 	if d.parser == nil {
+		return b, nil
+	}
+	if d.keyStr && d.valueStr && !d.opts.SkipRecordMetadata {
+		// The usual line: metadata, then each of key and value that is
+		// not null, as the string decoder prints it (never an error).
+		if key != nil {
+			b = append(b, " key: "...)
+			b = content.AppendJavaString(b, key)
+		}
+		if value != nil {
+			b = append(b, " payload: "...)
+			b = content.AppendJavaString(b, value)
+		}
 		return b, nil
 	}
 	prefix := " "
@@ -1157,7 +1329,27 @@ const decimalRoom = 24
 
 func (c *decimalCache) append(dst []byte, v int64) []byte {
 	if !c.valid || v != c.v {
-		c.set(v)
+		// The usual steps here, without a call: by less than 10 (an
+		// offset or a sequence by one), the last digit alone when it
+		// does not carry, or with one carry into a digit before that is
+		// not a 9 (an offset stepped by a batch's count).
+		stepped := false
+		if c.valid && c.v >= 0 && v > c.v && v-c.v < 10 {
+			i := uint(c.n - 1)
+			sh := i % 8 * 8
+			add := uint64(v - c.v)
+			if (c.w[i/8]>>sh)&0xff+add <= '9' {
+				c.w[i/8] += add << sh
+				c.v, stepped = v, true
+			} else if j := i - 1; i > 0 && (c.w[j/8]>>(j%8*8))&0xff < '9' {
+				c.w[i/8] -= (10 - add) << sh // the last digit + add - 10: no borrow, it was > '9'
+				c.w[j/8] += 1 << (j % 8 * 8)
+				c.v, stepped = v, true
+			}
+		}
+		if !stepped {
+			c.set(v)
+		}
 	}
 	n := len(dst)
 	if cap(dst)-n < decimalRoom {
@@ -1170,6 +1362,14 @@ func (c *decimalCache) append(dst []byte, v int64) []byte {
 	return dst[:n+c.n]
 }
 
+// appendDecimal appends v in decimal, as strconv.AppendInt(dst, v, 10),
+// made as decimalWords makes it (for numbers no cache holds: a CRC).
+func appendDecimal(dst []byte, v int64) []byte {
+	c := decimalCache{valid: true, v: v}
+	c.w, c.n = decimalWords(v)
+	return c.append(dst, v)
+}
+
 func (c *decimalCache) appendSlow(dst []byte) []byte {
 	for i := range c.n {
 		dst = append(dst, byte(c.w[i/8]>>(uint(i%8)*8)))
@@ -1177,46 +1377,62 @@ func (c *decimalCache) appendSlow(dst []byte) []byte {
 	return dst
 }
 
+// set formats v anew (append makes the usual steps in place).
 func (c *decimalCache) set(v int64) {
-	if c.valid && c.v >= 0 && v > c.v && v-c.v < 1<<20 {
-		// Add the step to the digits, from the last one on, while it
-		// carries (a number that gains a digit is formatted anew).
-		add := uint64(v - c.v)
-		for i := c.n - 1; i >= 0; i-- {
-			sh := uint(i%8) * 8
-			d := (c.w[i/8]>>sh)&0xff - '0' + add%10
-			add /= 10
-			if d >= 10 {
-				d -= 10
-				add++
-			}
-			c.w[i/8] = c.w[i/8]&^(0xff<<sh) | ('0'+d)<<sh
-			if add == 0 {
-				c.v = v
-				return
-			}
-		}
-	}
+	c.w, c.n = decimalWords(v)
+	c.v, c.valid = v, true
+}
+
+// decimalWords is v in decimal as decimalCache holds it: text byte i in
+// byte i%8 of w[i/8], n bytes. The digits are made eight at a time in a
+// word (eightDigits), not one division at a time.
+func decimalWords(v int64) (w [3]uint64, n int) {
 	u := uint64(v)
 	if v < 0 {
 		u = -u // MinInt64 too: 1<<63
 	}
-	n := 1
-	for t := u; t >= 10; t /= 10 {
+	// Digits: the estimate from the bit length is exact or one short.
+	t := (bits.Len64(u) * 1233) >> 12
+	n = t
+	if u >= pow10[t] || u == 0 {
 		n++
 	}
+	// Right-aligned in 8, 16 or 24 digits with leading zeros, then
+	// shifted down by k bytes so the text starts at byte 0.
+	switch {
+	case u < 1e8:
+		w[0] = eightDigits(u) >> (8 * uint(8-n))
+	case u < 1e16:
+		p0, p1 := eightDigits(u/1e8), eightDigits(u%1e8)
+		k := uint(16-n) * 8                  // 0..56
+		w[0], w[1] = p0>>k|p1<<(64-k), p1>>k // p1<<64 is 0
+	default:
+		p0, p1, p2 := eightDigits(u/1e16), eightDigits(u/1e8%1e8), eightDigits(u%1e8)
+		k := uint(24-n) * 8 // 32..56
+		w[0], w[1], w[2] = p0>>k|p1<<(64-k), p1>>k|p2<<(64-k), p2>>k
+	}
 	if v < 0 {
+		// Shift the text up a byte for the sign.
+		w[2] = w[2]<<8 | w[1]>>56
+		w[1] = w[1]<<8 | w[0]>>56
+		w[0] = w[0]<<8 | '-'
 		n++
 	}
-	var w [3]uint64
-	for i := n - 1; ; i-- {
-		w[i/8] |= uint64('0'+u%10) << (uint(i%8) * 8)
-		if u /= 10; u == 0 {
-			break
-		}
-	}
-	if v < 0 {
-		w[0] |= '-'
-	}
-	c.w, c.n, c.v, c.valid = w, n, v, true
+	return w, n
+}
+
+// pow10[i] is 10^i.
+var pow10 = [20]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
+
+// eightDigits is u (< 10^8) as eight ASCII digits with leading zeros, the
+// first in the lowest byte: the halves, quarters and digits are split in
+// lanes of one word by multiplying with reciprocals (exact below 10^4,
+// 10^2).
+func eightDigits(u uint64) uint64 {
+	x := u/10000 | (u%10000)<<32                // 4-digit halves in 32-bit lanes
+	h := (x * 10486 >> 20) & 0x0000007f0000007f // each lane / 100
+	x = h | (x-h*100)<<16                       // 2-digit quarters in 16-bit lanes
+	h = (x * 103 >> 10) & 0x000f000f000f000f    // each lane / 10
+	x = h | (x-h*10)<<8                         // digits in bytes
+	return x + 0x3030303030303030
 }

@@ -204,6 +204,17 @@ func (jw *jsonWriter) batch(name string, e *segment.Batch, raw []byte, shown off
 	return nil
 }
 
+// jsonTsLabel is a record's timestamp type and the timestamp's key.
+func jsonTsLabel(t batch.TimestampType) string {
+	switch t {
+	case batch.CreateTime:
+		return `,"timestamp_type":"CreateTime","timestamp":`
+	case batch.LogAppendTime:
+		return `,"timestamp_type":"LogAppendTime","timestamp":`
+	}
+	return `,"timestamp_type":"NoTimestampType","timestamp":` // t.String() of any other value
+}
+
 func (jw *jsonWriter) record(d *formatter, name string, e *segment.Batch, off, ts int64, seq int32, r *batch.Record, control bool) error {
 	jw.body("record", name)
 	j := &jw.j
@@ -214,15 +225,17 @@ func (jw *jsonWriter) record(d *formatter, name string, e *segment.Batch, off, t
 	b = d.posDigits.append(b, e.Pos)
 	b = append(b, `,"offset":`...)
 	b = d.offDigits.append(b, off)
-	b = append(b, `,"timestamp_type":"`...)
-	b = append(b, e.Header.TimestampType().String()...)
-	b = append(b, `","timestamp":`...)
+	b = append(b, jsonTsLabel(e.Header.TimestampType())...)
 	b = d.tsDigits.append(b, ts)
-	b = append(b, `,"key_size":`...)
-	b = d.keyDigits.append(b, int64(r.KeySize()))
-	b = append(b, `,"value_size":`...)
-	b = d.valueDigits.append(b, int64(r.ValueSize()))
-	b = append(b, `,"sequence":`...)
+	// The sizes' run, kept while they repeat, as the text form keeps its.
+	if p := &d.jsonSizes; !p.holds([5]int64{int64(r.KeySize()), int64(r.ValueSize())}) {
+		p.b = append(p.b, `,"key_size":`...)
+		p.b = appendDecimal(p.b, int64(r.KeySize()))
+		p.b = append(p.b, `,"value_size":`...)
+		p.b = appendDecimal(p.b, int64(r.ValueSize()))
+		p.b = append(p.b, `,"sequence":`...)
+	}
+	b = append(b, d.jsonSizes.b...)
 	b = d.seqDigits.append(b, int64(seq))
 	j.B = append(b, `,"headers":[`...)
 	for i, h := range r.Headers {
@@ -255,6 +268,15 @@ func (jw *jsonWriter) record(d *formatter, name string, e *segment.Batch, off, t
 		} else if js, ok, err := content.AppendControlRecord(nil, off, int16(t), r.Value); ok && err == nil {
 			j.Key("control")
 			j.B = append(j.B, js...)
+		}
+	} else if d.keyStr && d.valueStr && d.opts.PrintDataLog {
+		// The string decoder's text, appended without the parser's calls
+		// (it is always printed, never an error), as the text form does.
+		if r.Key != nil {
+			jw.appendRendered("key", func(b []byte) ([]byte, bool, error) { return content.AppendJavaString(b, r.Key), true, nil })
+		}
+		if r.Value != nil {
+			jw.appendRendered("payload", func(b []byte) ([]byte, bool, error) { return content.AppendJavaString(b, r.Value), true, nil })
 		}
 	} else if ap := d.ap; ap != nil && d.opts.PrintDataLog {
 		// Kafka parses key and value before printing either; an error

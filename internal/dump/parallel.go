@@ -78,15 +78,14 @@ type dumpChunk struct {
 	_      [cacheLine]byte
 }
 
-// add appends an entry: in place in blk, which holds a reference for
-// the chunk (the chunk's last block: that reference is dropped), or
-// copied when blk is nil.
+// add appends an entry: in place in blk, on which the chunk takes a
+// reference unless it holds one (blk is its last block), or copied when
+// blk is nil.
 func (c *dumpChunk) add(b *segment.Batch, raw []byte, blk *dataBlock) {
 	if blk != nil {
 		c.raws = append(c.raws, raw)
-		if n := len(c.blocks); n > 0 && c.blocks[n-1] == blk {
-			blk.release()
-		} else {
+		if n := len(c.blocks); n == 0 || c.blocks[n-1] != blk {
+			blk.hold()
 			c.blocks = append(c.blocks, blk)
 		}
 	} else {
@@ -431,7 +430,7 @@ func (d *Dumper) readChunks(st *segment.Stream, free <-chan *dumpChunk, work, or
 		}
 		var blk *dataBlock
 		if d.blocks != nil {
-			if blk = d.blocks.hold(raw, b.Pos); blk != nil {
+			if blk = d.blocks.holder(raw, b.Pos); blk != nil {
 				d.inPlace++
 			}
 		}
