@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/kseg/kseg/batch"
@@ -93,6 +95,55 @@ func FuzzDump(f *testing.F) {
 		}
 		if !bytes.Equal(orig, data) {
 			t.Fatal("input bytes changed")
+		}
+	})
+}
+
+// FuzzParallelDumpFromBlocks: arbitrary bytes in a .log file, dumped on
+// three workers from the file's shared blocks (blocks and chunks as small
+// as 61 bytes, so entries straddle and outgrow them), print exactly what
+// the sequential dump prints, stop with the same error, let go of every
+// block and leave the file alone.
+func FuzzParallelDumpFromBlocks(f *testing.F) {
+	f.Add(genSegment(f, 3, 3, 20, batch.CodecNone), uint8(0), uint16(61))
+	f.Add(genSegment(f, 2, 9, 100, batch.CodecGzip), uint8(1), uint16(500))
+	f.Add(genSegment(f, 4, 2, 20, batch.CodecLZ4), uint8(2), uint16(4096))
+	bad := genSegment(f, 3, 2, 20, batch.CodecNone)
+	binary.BigEndian.PutUint32(bad[57:], 9)
+	f.Add(bad, uint8(3), uint16(100))
+	f.Add(append(genSegment(f, 2, 1, 10, batch.CodecNone), make([]byte, 30)...), uint8(4), uint16(80))
+	oldBlock, oldChunk := fileBlockSize, chunkBytes
+	f.Cleanup(func() { fileBlockSize, chunkBytes = oldBlock, oldChunk })
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8, block uint16) {
+		path := filepath.Join(t.TempDir(), "00000000000000000000.log")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fileBlockSize = 61 + int(block)%8192
+		chunkBytes = 61 + int(block/3)%8192
+		opts := fuzzDumpOptions(t, FormatKafka, false)
+		opts.DeepIteration = mode&1 != 0
+		opts.PrintDataLog = mode&2 != 0
+		so1, se1, e1 := dumpWith(t, 1, []string{path}, opts)
+		var so, se bytes.Buffer
+		d := NewDumper(opts, &so, &se)
+		d.workers = 3
+		e3 := ""
+		if err := d.Dump(File(path)); err != nil {
+			e3 = err.Error()
+		}
+		if err := d.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		if so.String() != so1 || se.String() != se1 || e3 != e1 {
+			t.Fatalf("blocks of %d, chunks of %d: parallel dump differs (stdout %d vs %d bytes, stderr %q vs %q, error %q vs %q)",
+				fileBlockSize, chunkBytes, so.Len(), len(so1), se.String(), se1, e3, e1)
+		}
+		if d.blocksLeft != 0 {
+			t.Fatalf("%d blocks still held after the dump", d.blocksLeft)
+		}
+		if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, data) {
+			t.Fatal("input file changed")
 		}
 	})
 }
