@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"time"
@@ -35,9 +36,14 @@ import (
 // Each prints "wire MODE BYTES CPU-SECONDS WALL-SECONDS". MODES after
 // ROUNDS runs only those.
 func wireFloor(broker, topic string, fetch int32, rounds int, modes []string) error {
-	// The GC settings kseg uses while a cluster is open (internal/source).
-	debug.SetGCPercent(400)
-	debug.SetMemoryLimit(256 << 20)
+	// The GC settings kseg uses while a cluster is open (internal/source);
+	// GOGC and GOMEMLIMIT in the environment win, as there.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(256 << 20)
+	}
 	for range rounds {
 		for _, mode := range modes {
 			c := startClock()
