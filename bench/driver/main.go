@@ -23,6 +23,11 @@
 //	driver readdir DIR   list, then open and read every segment on 2 goroutines (the floor under count/audit)
 //	driver parts DIR     count and audit over a log directory of many partitions, 1 and 2 workers,
 //	                     beside reading the bytes alone (a table, not one line; see parts.go)
+//	driver wire BROKER TOPIC [FETCH [ROUNDS [MODE...]]]  below kseg count over the wire, partition 0 of
+//	                     TOPIC read with FETCH-byte Fetches (4 MiB): franz-go's client alone and
+//	                     one plain socket read into a reused buffer (socketalloc: a new one per
+//	                     response), CPU seconds, alternating
+//	                     ROUNDS times (3); see wire.go
 //	driver realistic CODEC OUT MB   write a segment of about MB*10^6 bytes of record values
 //	                     that compress 2-4x (JSON-like events, English-like text, ~10%
 //	                     random bytes), 16 KiB batches, for the codec rows
@@ -74,6 +79,13 @@ func main() {
 			rounds, _ = strconv.Atoi(os.Args[3])
 		}
 		if err := crcPath(os.Args[2], max(rounds, 1)); err != nil {
+			fmt.Fprintln(os.Stderr, "driver:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) >= 4 && os.Args[1] == "wire" {
+		if err := wireArgs(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "driver:", err)
 			os.Exit(1)
 		}

@@ -298,3 +298,24 @@ func TestDeadBrokerFailsWithinTimeout(t *testing.T) {
 		t.Errorf("failed after %s with a 500ms timeout", took)
 	}
 }
+
+// A size field that runs past the end of the response while whole
+// batches follow it is a corrupt log, not a torn tail: the partition
+// fails with the stream's TrailingError (once the bad entry heads a
+// response), rather than the fetch size growing for a batch that is not
+// there. A response's own torn tail is not checked (it is fetched again).
+func TestReaderCorruptLength(t *testing.T) {
+	l := newFakeLog(t, "testdata/segments/seed/u05-small-0/00000000000000000000.log")
+	l.data = bytes.Clone(l.data)
+	binary.BigEndian.PutUint32(l.data[l.entries[1].pos+8:], 50<<20)
+	hw := l.entries[len(l.entries)-1].last + 1
+	_, _, err := readAll(t, l, 0, hw, 1<<20)
+	if !errors.Is(err, segment.ErrTrailingBatches) {
+		t.Fatalf("%v: want the trailing-batches error", err)
+	}
+	for _, s := range l.sizes {
+		if s != 1<<20 {
+			t.Fatalf("fetch sizes %v: grew for a corrupt length", l.sizes)
+		}
+	}
+}
