@@ -658,10 +658,15 @@ func (in *inference) sizeCutBound(cuts []string, promptOnly bool) (int64, *Batch
 		return unbounded, nil, 0
 	}
 	// The lowest bounds may be drains that came as a batch was nearly
-	// full (a busy sender drains at any time): one in twenty is taken for
-	// such an accident, the first batch of them (in log order) naming it.
+	// full (a busy sender drains at any time): one in twenty, rounded up,
+	// is taken for such an accident, the first batch of them (in log
+	// order) naming it. Rounded down, a log of fewer than twenty size
+	// cuts could have none, and one drain would set the bound.
 	slices.SortStableFunc(bounds, func(a, b bound) int { return cmp.Compare(a.u, b.u) })
-	k := bounds[len(bounds)/20]
+	k := bounds[0]
+	if n := len(bounds); n >= 2 {
+		k = bounds[min(n-1, (n+19)/20)]
+	}
 	return k.u, k.b, len(bounds)
 }
 

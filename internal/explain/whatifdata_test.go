@@ -11,8 +11,7 @@ import (
 
 // On the real producer's logs of the what-if validation data (Kafka 4.4.0,
 // known settings, a machine calm and loaded), every batch.size and
-// linger.ms interval contains the true value or explain says nothing. One
-// known miss is listed with its cause.
+// linger.ms interval contains the true value or explain says nothing.
 func TestExplainWhatifData(t *testing.T) {
 	for _, dataset := range []string{"whatif", "whatif-busy"} {
 		t.Run(dataset, func(t *testing.T) { explainWhatifData(t, dataset) })
@@ -24,11 +23,7 @@ func explainWhatifData(t *testing.T, dataset string) {
 	if err != nil {
 		t.Skipf("no what-if data: %v", err)
 	}
-	knownMiss := map[string]string{
-		// a cold snappy codec kept the compression-ratio estimate pessimistic
-		"whatif-busy burst-p6/loaded/snappy/0 batch.size": "cold codec",
-	}
-	logs, intervals, missed := 0, 0, 0
+	logs, intervals := 0, 0
 	// per setting: intervals given, intervals holding the truth, producers
 	// left without one ("not enough evidence")
 	given, hold, none := map[string]int{}, map[string]int{}, map[string]int{}
@@ -71,11 +66,6 @@ func explainWhatifData(t *testing.T, dataset string) {
 					hold[c.key]++
 					continue
 				}
-				if why, ok := knownMiss[dataset+" "+name+" "+c.key]; ok {
-					t.Logf("%s: known miss (%s): %s [%d, %d] for %d", name, why, c.key, c.iv.Min, c.iv.Max, want)
-					missed++
-					continue
-				}
 				t.Errorf("%s pid %d: %s [%d, %d] misses %d (%s)", name, p.ProducerID, c.key, c.iv.Min, c.iv.Max, want, c.iv.Evidence)
 			}
 		}
@@ -83,7 +73,7 @@ func explainWhatifData(t *testing.T, dataset string) {
 	if logs == 0 {
 		t.Skip("the what-if data holds no logs")
 	}
-	t.Logf("%d logs, %d intervals, %d known misses", logs, intervals, missed)
+	t.Logf("%d logs, %d intervals", logs, intervals)
 	for _, k := range []string{"batch.size", "linger.ms"} {
 		t.Logf("%s: %d intervals, %d contain the truth, %d not enough evidence", k, given[k], hold[k], none[k])
 	}
