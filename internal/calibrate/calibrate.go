@@ -198,10 +198,50 @@ type Result struct {
 	ProgressErr float64
 }
 
+// TotalCheck is the topic's total batches per run, real and model, for an
+// unkeyed case over several partitions (ok false otherwise). Its records
+// are the same in every run, so a total above the fewest is partial
+// drains, which the pooled check (Checks) hardly sees: a burst's partition
+// counts keep their median when one partition gets a batch more.
+func TotalCheck(c *Case, cfg producer.Config, env *producer.Envelope, rangeRuns int) (Check, bool) {
+	if cfg.KeyCount != 0 || cfg.ValuesFrom != "" || cfg.Partitions < 2 {
+		return Check{}, false
+	}
+	ck := Check{Name: "total"}
+	for _, r := range c.Runs {
+		n := 0
+		for _, p := range r.Partitions {
+			n += len(p.RecordsPerBatch)
+		}
+		ck.Real = append(ck.Real, n)
+	}
+	for i := range env.Runs {
+		n := 0
+		for p := range env.Partitions {
+			n += env.Partitions[p].BatchCounts[i]
+		}
+		ck.Model = append(ck.Model, n)
+	}
+	ranged := ck.Model[:min(rangeRuns, len(ck.Model))]
+	ck.Lo, ck.Hi = slices.Min(ranged), slices.Max(ranged)
+	return ck, true
+}
+
 // Eval simulates case c with cfg (its produce_args resolved, the timing
 // being scored in it) and compares it with the real runs: the range over
 // the first runs runs, the median over medianRuns (at least runs).
 func Eval(c *Case, cfg producer.Config, runs, medianRuns int) (Result, error) {
+	return eval(c, cfg, runs, medianRuns, false)
+}
+
+// EvalTotal is Eval with, for an unkeyed case over several partitions, the
+// topic's total batches per run as one more check (TotalCheck), scored like
+// the others.
+func EvalTotal(c *Case, cfg producer.Config, runs, medianRuns int) (Result, error) {
+	return eval(c, cfg, runs, medianRuns, true)
+}
+
+func eval(c *Case, cfg producer.Config, runs, medianRuns int, total bool) (Result, error) {
 	env, err := producer.Simulate(cfg, max(runs, medianRuns))
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %w", c.Case, err)
@@ -262,7 +302,11 @@ func Eval(c *Case, cfg producer.Config, runs, medianRuns int) (Result, error) {
 	var line string
 	line, res.ProgressErr = progressLine(c, cfg, env)
 	res.Burst += "\n" + line
-	for _, ck := range Checks(c, cfg, env, runs) {
+	checks := Checks(c, cfg, env, runs)
+	if ck, ok := TotalCheck(c, cfg, env, runs); ok && total {
+		checks = append(checks, ck)
+	}
+	for _, ck := range checks {
 		lo, hi := ck.Lo, ck.Hi
 		med, rmed := LowerMedian(ck.Model), MedianOf(ck.Real)
 		res.Checks++

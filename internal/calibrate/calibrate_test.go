@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,6 +71,59 @@ func TestEvalScoresACase(t *testing.T) {
 	tot := Sum([]Result{res})
 	if tot.OutsideRuns != 5 || tot.Off != 1 || tot.OffWide != 1 || tot.Score() <= 60 || !strings.Contains(tot.Line(), "misses=ideal") {
 		t.Errorf("a third more batches: %s", tot.Line())
+	}
+}
+
+// EvalTotal adds the topic's total batches per run as a check of an
+// unkeyed case over several partitions (and of no other), scored like the
+// partitions' checks.
+func TestEvalTotalChecksTheTopic(t *testing.T) {
+	cfg := producer.DefaultConfig()
+	cfg.Timing = producer.Timing{}
+	cfg.Records, cfg.BatchSize, cfg.LingerMs, cfg.Partitions = 600, 1024, 1000, 3
+	env, err := producer.Simulate(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c Case
+	c.Case = "sticky"
+	c.Runs = make([]Run, 5)
+	total := 0
+	for i := range c.Runs {
+		for p := range 3 {
+			n := env.Runs[0].Batches(p)
+			total += n
+			c.Runs[i].Partitions = append(c.Runs[i].Partitions, RunPartition{Partition: p, RecordsPerBatch: make([]int, n)})
+		}
+	}
+	plain, err := Eval(&c, cfg, 20, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := EvalTotal(&c, cfg, 20, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	isTotal := func(s string) bool { return strings.HasPrefix(s, "total:") }
+	// (The pooled partitions of one run repeated need not meet the model's
+	// median: which partitions the sticky partitioner favours is random.)
+	if tot := Sum([]Result{res}); res.Checks != plain.Checks+1 || tot.RealRuns != plain.RealRuns+5 || slices.ContainsFunc(res.Off, isTotal) || slices.ContainsFunc(res.Outside, isTotal) {
+		t.Errorf("the model against itself, with its total (%d batches a run): %d checks (without: %d), %s %v", total/5, res.Checks, plain.Checks, tot.Line(), res.Off)
+	}
+	// Every run a fifth more batches, all in one partition: the topic's
+	// total is off.
+	for i := range c.Runs {
+		pr := &c.Runs[i].Partitions[i%3]
+		pr.RecordsPerBatch = append(pr.RecordsPerBatch, make([]int, total/5/5)...)
+	}
+	res, _ = EvalTotal(&c, cfg, 20, 20)
+	if !slices.ContainsFunc(res.Off, isTotal) || !slices.ContainsFunc(res.Outside, isTotal) {
+		t.Errorf("a fifth more batches a run, the total not off: %v", res.Off)
+	}
+	keyed := cfg
+	keyed.KeyCount = 8
+	if _, ok := TotalCheck(&c, keyed, env, 20); ok {
+		t.Error("a keyed case has a total check")
 	}
 }
 

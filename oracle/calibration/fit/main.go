@@ -77,7 +77,7 @@ type options struct {
 	runs, medianRuns      int
 	cases                 map[string]bool
 	table, burst, boot    bool
-	shape                 bool
+	shape, total          bool
 	search, best, write   string
 	iters, kfold, rngSeed int
 	seeds                 []string
@@ -103,6 +103,7 @@ func run(args []string) error {
 	fs.BoolVar(&o.burst, "burst", false, "print per case the burst time, the first request's departure and ack (BURST) and the progress through the burst (PROGRESS), real and model")
 	fs.BoolVar(&o.boot, "boot", false, "print per check how often the 5% median criterion holds for the model against its own runs (BOOT)")
 	fs.BoolVar(&o.shape, "shape", false, "print per check the distance between the real and the model's distributions (SHAPE)")
+	fs.BoolVar(&o.total, "total", false, "score an unkeyed case over several partitions by the topic's total batches per run as well (one more check: partial drains, which the pooled partitions hardly show)")
 	fs.StringVar(&o.search, "search", "", "JSON file of settings to search and where to start")
 	fs.StringVar(&o.best, "best", "fit-search-best.json", "with -search: where the best state goes")
 	fs.StringVar(&o.write, "write", "", "write the best candidate as a profile FILE (producer.WriteProfile)")
@@ -274,7 +275,11 @@ func score(o options, cases []calibrate.Case, extra []string, print bool) (calib
 					errs[i] = fmt.Errorf("%s: %w", c.Case, err)
 					return
 				}
-				rs[i], errs[i] = calibrate.Eval(c, cfg, o.runs, o.medianRuns)
+				eval := calibrate.Eval
+				if o.total {
+					eval = calibrate.EvalTotal
+				}
+				rs[i], errs[i] = eval(c, cfg, o.runs, o.medianRuns)
 				if print && o.boot && errs[i] == nil {
 					boots[i], errs[i] = calibrate.BootMedian(c, cfg, max(o.runs, o.medianRuns))
 				}
