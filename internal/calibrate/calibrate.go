@@ -303,8 +303,10 @@ func eval(c *Case, cfg producer.Config, runs, medianRuns int, total bool) (Resul
 	line, res.ProgressErr = progressLine(c, cfg, env)
 	res.Burst += "\n" + line
 	checks := Checks(c, cfg, env, runs)
-	if ck, ok := TotalCheck(c, cfg, env, runs); ok && total {
-		checks = append(checks, ck)
+	if total {
+		if ck, ok := TotalCheck(c, cfg, env, runs); ok {
+			checks = append(checks, ck)
+		}
 	}
 	for _, ck := range checks {
 		lo, hi := ck.Lo, ck.Hi
