@@ -13,6 +13,9 @@ const seekData = 3 // SEEK_DATA
 // is not a file or the file system cannot say. end is true when no data
 // follows off.
 func nextData(r io.ReaderAt, off int64) (pos int64, end, ok bool) {
+	if ra, ok := r.(*readAhead); ok {
+		r = ra.f
+	}
 	f, isFile := r.(*os.File)
 	if !isFile {
 		return 0, false, false

@@ -78,14 +78,6 @@ type scanner struct {
 	// maxDecompressed is Options.MaxDecompressed (0: the default); it
 	// also bounds the entries bytes will hold (maxEntry).
 	maxDecompressed int
-
-	// par > 1: a block read at an entry boundary (aligned) is read and
-	// its entries' checksums computed on par goroutines; crcs holds them
-	// (crcpar.go), crcAt is where crcOf looks next.
-	par     int
-	aligned bool
-	crcs    []entryCRC
-	crcAt   int
 }
 
 func (s *scanner) maxDecomp() int64 {
@@ -106,11 +98,11 @@ func (s *scanner) maxEntry() int64 {
 
 // reset points the scanner at a new source, keeping its buffer.
 func (s *scanner) reset(r io.ReaderAt, size int64, name string) {
-	own, block, md, crcs := s.own, s.block, s.maxDecompressed, s.crcs[:0]
+	own, block, md := s.own, s.block, s.maxDecompressed
 	if block == 0 {
 		block = blockSize
 	}
-	*s = scanner{r: r, name: name, end: size, own: own, block: block, maxDecompressed: md, crcs: crcs}
+	*s = scanner{r: r, name: name, end: size, own: own, block: block, maxDecompressed: md}
 	s.slicer, _ = r.(Slicer)
 	if size < 0 {
 		s.end, s.open = math.MaxInt64, true
@@ -130,7 +122,6 @@ func (s *scanner) window(off int64, n int) ([]byte, error) {
 		i := int(off - s.winStart)
 		return s.buf[i : i+n], nil
 	}
-	s.crcs = s.crcs[:0] // the window moves: the checksums were of the last one
 	if s.slicer != nil && off+int64(n) <= s.end {
 		b, err := s.slicer.Slice(off, n)
 		if err != nil {
@@ -150,12 +141,6 @@ func (s *scanner) window(off int64, n int) ([]byte, error) {
 	if s.slicer != nil {
 		want = 0 // the Slicer serves the bytes; this read only says why it could not
 	}
-	// A part of a block per goroutine; small blocks (a bounded window's)
-	// stay as they are.
-	par := s.aligned && s.parOK() && s.block*s.par >= 2*minParPart
-	if par {
-		want *= s.par
-	}
 	if n > want {
 		want = n
 	}
@@ -170,13 +155,7 @@ func (s *scanner) window(off int64, n int) ([]byte, error) {
 	}
 	s.buf = s.buf[:want]
 	s.own = s.buf
-	var m int
-	var err error
-	if par && want >= 2*minParPart {
-		m, err = s.readPar(off, want)
-	} else {
-		m, err = s.r.ReadAt(s.buf, off)
-	}
+	m, err := s.r.ReadAt(s.buf, off)
 	if s.open && err == io.EOF {
 		// A source of unknown size ends at the first read that reaches
 		// its end.
@@ -208,9 +187,7 @@ func (s *scanner) next() bool {
 		s.done = true
 		return false
 	}
-	s.aligned = true
 	b, err := s.window(pos, batch.HeaderSizeUpToMagic)
-	s.aligned = false
 	if err != nil && pos >= s.end-batch.HeaderSizeUpToMagic {
 		s.done = true // the read found the end of a source of unknown size
 		return false
@@ -234,9 +211,7 @@ func (s *scanner) next() bool {
 	if magic >= batch.MagicV2 {
 		// A v2 entry shorter than 61 bytes: Kafka reads its header straight
 		// into the following bytes, and fails if the file ends first.
-		s.aligned = true
 		hb, err := s.window(pos, batch.HeaderSize)
-		s.aligned = false
 		if err != nil {
 			if isReadError(err) {
 				return s.fail(pos, err)
@@ -259,9 +234,7 @@ func (s *scanner) bytes() ([]byte, error) {
 		// is the input's claim (a sparse file can claim 2 GiB).
 		return nil, &Error{File: s.name, Offset: e.Pos + 8, Err: &EntrySizeError{Size: e.Size, Limit: lim, MaxDecompressed: s.maxDecomp()}}
 	}
-	s.aligned = true
 	b, err := s.window(e.Pos, int(e.Size))
-	s.aligned = false
 	if err != nil {
 		return nil, &Error{File: s.name, Offset: e.Pos, Err: err}
 	}

@@ -25,10 +25,9 @@ type Options struct {
 	// of each batch (Finding.Batches).
 	Detail bool
 
-	// crcWorkers computes a segment's checksums on that many goroutines
-	// (segment.Options.CRCWorkers). Only tests set it: on 2 cores it saved
-	// no wall time (parallel.go says why).
-	crcWorkers int
+	// readAhead is segment.Options.ReadAhead for each file: each sets it
+	// for a partition audited alone with cores to spare.
+	readAhead int
 }
 
 // ringSize is how many recent batches per producer are kept to say where
@@ -295,7 +294,7 @@ func at(code Code, sev Severity, file string, pos int64, h *batch.Header) Findin
 }
 
 func (a *auditor) scanFile(i int, path string) error {
-	opts := segment.Options{KeepGoing: true, VerifyCRC: !a.opts.SkipCRC, OnRegion: a.region, CRCWorkers: a.opts.crcWorkers}
+	opts := segment.Options{KeepGoing: true, VerifyCRC: !a.opts.SkipCRC, OnRegion: a.region, ReadAhead: a.opts.readAhead}
 	seg := segment.Segment{Path: path}
 	if a.p.Remote != nil {
 		seg = a.p.Remote[i]
