@@ -13,9 +13,10 @@
 //     RecordReader, ParseLegacy, ParseLegacyHeader and LegacyInner for v0/v1
 //     messages, ParseControlKey and ParseEndTxnMarker for control records,
 //     Varint and Varlong.
-//   - Checking: ComputeCRC, ValidCRC, LegacyCRC, CRC32C and the producer
-//     sequence arithmetic (SequenceAfter, SequenceDistance,
-//     IncrementSequence, DecrementSequence).
+//   - Checking: ComputeCRC, ValidCRC, LegacyCRC, CRC32C, the same three
+//     at a time (CRC32C3, ValidCRCs) and the producer sequence arithmetic
+//     (SequenceAfter, SequenceDistance, IncrementSequence,
+//     DecrementSequence).
 //   - Encoding: Builder (one v2 batch, as MemoryRecordsBuilder builds it),
 //     Compressor, AppendHeader, AppendRecord, the Set* functions that patch
 //     a finished batch (and recompute its CRC), the size estimates and
