@@ -245,6 +245,10 @@ type formatter struct {
 	pieces                         recordPieces
 	jsonSizes                      linePiece // the JSON form's key_size, value_size run
 	offsets                        *offsetTrack
+	// A parallel chunk's v2 batches and their CRC checks (checkCRCs).
+	crcAt  []int
+	crcRaw [][]byte
+	crcOK  []bool
 	// capped is a parallel chunk's output: once over its cap, the rest
 	// of the batch is not formatted (the writer does it).
 	capped *byteSink
@@ -649,7 +653,7 @@ func (d *Dumper) sequential(name, abs string, st *segment.Stream, deep bool, lim
 		if err != nil {
 			return n, size, false, err
 		}
-		if err := f.batchLine(name, b, raw); err != nil {
+		if err := f.batchLine(name, b, raw, crcUnchecked); err != nil {
 			if st.Reject(err) {
 				continue
 			}
@@ -708,29 +712,49 @@ func regionCause(err error) string {
 
 func appendBool(b []byte, v bool) []byte { return strconv.AppendBool(b, v) }
 
-// batchLine prints printBatchLevel's line.
-func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
+// crcVerdict is a v2 batch's CRC check done ahead of its line (a parallel
+// dump's worker checks its chunk's batches three at a time), or
+// crcUnchecked: the line checks it.
+type crcVerdict int8
+
+const (
+	crcUnchecked crcVerdict = iota
+	crcBad
+	crcGood
+)
+
+// valid is batch.ValidCRC(raw), unless v already says.
+func (v crcVerdict) valid(raw []byte) bool {
+	if v == crcUnchecked {
+		return batch.ValidCRC(raw)
+	}
+	return v == crcGood
+}
+
+// batchLine prints printBatchLevel's line. crc is the verdict on a v2
+// batch's CRC if it was checked ahead.
+func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte, crc crcVerdict) error {
 	if d.json != nil {
 		shown := d.opts.shown
 		if !d.opts.DeepIteration && !d.opts.PrintDataLog {
 			shown = offsetRange{} // no records follow, so none are left out: as the text form
 		}
-		return d.json.batch(name, e, raw, shown)
+		return d.json.batch(name, e, raw, shown, crc)
 	}
 	b := d.startLine()
 	var (
-		tsType batch.TimestampType
-		maxTs  int64
-		codec  batch.Codec
-		crc    uint32
-		valid  bool
-		magic  = e.Magic
+		tsType  batch.TimestampType
+		maxTs   int64
+		codec   batch.Codec
+		crcWord uint32
+		valid   bool
+		magic   = e.Magic
 	)
 	if e.Magic >= batch.MagicV2 {
 		h := &e.Header
 		b = appendV2BatchFields(b, h, &d.bl)
-		tsType, maxTs, codec, crc = h.TimestampType(), h.MaxTimestamp, h.Codec(), h.CRC
-		valid = batch.ValidCRC(raw)
+		tsType, maxTs, codec, crcWord = h.TimestampType(), h.MaxTimestamp, h.Codec(), h.CRC
+		valid = crc.valid(raw)
 	} else {
 		m, err := batch.ParseLegacyHeader(raw) // key and value are for deep iteration
 		if err != nil {
@@ -739,7 +763,7 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 		}
 		b = append(b, "offset: "...)
 		b = strconv.AppendInt(b, m.Offset, 10)
-		tsType, maxTs, codec, crc, valid = m.TimestampType(), m.Timestamp, m.Codec(), m.CRC, m.Valid()
+		tsType, maxTs, codec, crcWord, valid = m.TimestampType(), m.Timestamp, m.Codec(), m.CRC, m.Valid()
 	}
 	// Kafka builds the rest of the line in one expression, so an unknown
 	// codec throws before any of it is printed.
@@ -767,7 +791,7 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 		return &segment.Error{File: name, Offset: e.Pos + 21, Err: &batch.FormatError{Pos: 21, Err: batch.ErrUnknownCodec,
 			Detail: fmt.Sprintf("Unknown compression type id: %d", int8(codec))}}
 	}
-	b = appendDecimal(b, int64(crc))
+	b = appendDecimal(b, int64(crcWord))
 	b = append(b, [2]string{" isvalid: false", " isvalid: true"}[b2i(valid)]...)
 	if d.opts.Format == FormatKseg && e.Magic >= batch.MagicV2 {
 		if sniff := batch.SniffCodec(raw[min(len(raw), batch.HeaderSize):]); sniff != batch.CodecNone && codec == batch.CodecNone {
