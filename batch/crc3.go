@@ -14,36 +14,34 @@ func CRC32C3(a, b, c []byte) (uint32, uint32, uint32) { return crc32c3(a, b, c) 
 // ValidCRCs sets valid[i] to ValidCRC(batches[i]) for each of batches (v2
 // batches, complete), checking their CRCs three at a time as CRC32C3
 // does. valid must be at least as long as batches.
+//
+// The three chains walk the first, second and last third of batches side
+// by side, each through memory in order: three neighbouring batches side
+// by side ran at less than half the speed of one chain on memory not in
+// cache, though faster in cache.
 func ValidCRCs(valid []bool, batches [][]byte) {
 	valid = valid[:len(batches)]
-	var (
-		at   [3]int
-		body [3][]byte
-		n    int
-	)
-	for i, b := range batches {
-		if len(b) < HeaderSize {
-			valid[i] = false
-			continue
+	third := (len(batches) + 2) / 3
+	for i := range third {
+		j, k := i+third, i+2*third
+		a := batches[i]
+		switch {
+		case k < len(batches) && min(len(a), len(batches[j]), len(batches[k])) >= HeaderSize:
+			b, c := batches[j], batches[k]
+			ca, cb, cc := crc32c3(a[21:], b[21:], c[21:])
+			valid[i], valid[j], valid[k] = storedCRC(a) == ca, storedCRC(b) == cb, storedCRC(c) == cc
+		case k >= len(batches) && j < len(batches) && min(len(a), len(batches[j])) >= HeaderSize:
+			// Two chains take as long as three: the second goes twice.
+			b := batches[j]
+			ca, cb, _ := crc32c3(a[21:], b[21:], b[21:])
+			valid[i], valid[j] = storedCRC(a) == ca, storedCRC(b) == cb
+		default:
+			for _, x := range [3]int{i, j, k} {
+				if x < len(batches) {
+					valid[x] = ValidCRC(batches[x])
+				}
+			}
 		}
-		at[n], body[n] = i, b[21:]
-		if n++; n < 3 {
-			continue
-		}
-		ca, cb, cc := crc32c3(body[0], body[1], body[2])
-		valid[at[0]] = storedCRC(batches[at[0]]) == ca
-		valid[at[1]] = storedCRC(batches[at[1]]) == cb
-		valid[at[2]] = storedCRC(batches[at[2]]) == cc
-		n = 0
-	}
-	switch n {
-	case 1:
-		valid[at[0]] = ValidCRC(batches[at[0]])
-	case 2:
-		// Two chains take as long as three: the second goes twice.
-		ca, cb, _ := crc32c3(body[0], body[1], body[1])
-		valid[at[0]] = storedCRC(batches[at[0]]) == ca
-		valid[at[1]] = storedCRC(batches[at[1]]) == cb
 	}
 }
 

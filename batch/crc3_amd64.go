@@ -25,5 +25,14 @@ func crc32c3(a, b, c []byte) (uint32, uint32, uint32) {
 	sa, sb, sc := castagnoli3(^uint32(0), ^uint32(0), ^uint32(0), &a[0], &b[0], &c[0], words)
 	// ^s is the checksum of the bytes so far, what crc32.Update continues.
 	n := words * 8
-	return crc32.Update(^sa, castagnoli, a[n:]), crc32.Update(^sb, castagnoli, b[n:]), crc32.Update(^sc, castagnoli, c[n:])
+	return crcRest(^sa, a[n:]), crcRest(^sb, b[n:]), crcRest(^sc, c[n:])
+}
+
+// crcRest is crc32.Update of crc with p, without its calls when p is empty
+// (batches often are whole words).
+func crcRest(crc uint32, p []byte) uint32 {
+	if len(p) == 0 {
+		return crc
+	}
+	return crc32.Update(crc, castagnoli, p)
 }
