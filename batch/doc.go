@@ -8,11 +8,11 @@
 // Every exported name here is meant for use; where Kafka has the same
 // operation, it does what Kafka's code does with the same bytes:
 //
-//   - Decoding: ParseHeader, BatchReader (the records of complete v2
-//     batches, one Record at a time, allocating nothing per record),
-//     RecordReader, ParseLegacy, ParseLegacyHeader and LegacyInner for v0/v1
-//     messages, ParseControlKey and ParseEndTxnMarker for control records,
-//     Varint and Varlong.
+//   - Decoding: ParseHeader (ParseHeaderInto), BatchReader (the records
+//     of complete v2 batches, one Record at a time, allocating nothing per
+//     record), RecordReader, ParseLegacy, ParseLegacyHeader and
+//     LegacyInner for v0/v1 messages, ParseControlKey and ParseEndTxnMarker
+//     for control records, Varint and Varlong.
 //   - Checking: ComputeCRC, ValidCRC, LegacyCRC, CRC32C, the same three
 //     at a time (CRC32C3, ValidCRCs) and the producer sequence arithmetic
 //     (SequenceAfter, SequenceDistance, IncrementSequence,
