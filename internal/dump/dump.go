@@ -1375,42 +1375,48 @@ func (c *decimalCache) append(dst []byte, v int64) []byte {
 			c.set(v)
 		}
 	}
-	n := len(dst)
-	if cap(dst)-n < decimalRoom {
-		return c.appendSlow(dst)
-	}
-	d := dst[n : n+decimalRoom]
-	binary.LittleEndian.PutUint64(d[0:8], c.w[0])
-	binary.LittleEndian.PutUint64(d[8:16], c.w[1])
-	binary.LittleEndian.PutUint64(d[16:24], c.w[2])
-	return dst[:n+c.n]
+	return appendWords(dst, c.w[0], c.w[1], c.w[2], c.n)
 }
 
 // appendDecimal appends v in decimal, as strconv.AppendInt(dst, v, 10),
 // made as decimalWords makes it (for numbers no cache holds: a CRC).
 func appendDecimal(dst []byte, v int64) []byte {
-	c := decimalCache{valid: true, v: v}
-	c.w, c.n = decimalWords(v)
-	return c.append(dst, v)
+	w0, w1, w2, n := decimalWords(v)
+	return appendWords(dst, w0, w1, w2, n)
 }
 
-func (c *decimalCache) appendSlow(dst []byte) []byte {
-	for i := range c.n {
-		dst = append(dst, byte(c.w[i/8]>>(uint(i%8)*8)))
+// appendWords appends the n bytes of text that w0, w1, w2 hold as
+// decimalCache holds them.
+func appendWords(dst []byte, w0, w1, w2 uint64, n int) []byte {
+	m := len(dst)
+	if cap(dst)-m < decimalRoom {
+		for i, w := range [3]uint64{w0, w1, w2} {
+			for k := range min(n-8*i, 8) {
+				dst = append(dst, byte(w>>(8*uint(k))))
+			}
+		}
+		return dst
 	}
-	return dst
+	d := dst[m : m+decimalRoom]
+	binary.LittleEndian.PutUint64(d[0:8], w0)
+	binary.LittleEndian.PutUint64(d[8:16], w1)
+	binary.LittleEndian.PutUint64(d[16:24], w2)
+	return dst[:m+n]
 }
 
 // set formats v anew (append makes the usual steps in place).
 func (c *decimalCache) set(v int64) {
-	c.w, c.n = decimalWords(v)
+	c.w[0], c.w[1], c.w[2], c.n = decimalWords(v)
 	c.v, c.valid = v, true
 }
 
 // decimalWords is v in decimal as decimalCache holds it: text byte i in
 // byte i%8 of w[i/8], n bytes. The digits are made eight at a time in a
-// word (eightDigits), not one division at a time.
-func decimalWords(v int64) (w [3]uint64, n int) {
+// word (eightDigits), not one division at a time. The words come back
+// as three results, in registers: an array result is returned through
+// memory, and reading it back a pair of words at a time waits for the
+// word stores to reach the cache (no store forwarding across stores).
+func decimalWords(v int64) (w0, w1, w2 uint64, n int) {
 	u := uint64(v)
 	if v < 0 {
 		u = -u // MinInt64 too: 1<<63
@@ -1425,24 +1431,24 @@ func decimalWords(v int64) (w [3]uint64, n int) {
 	// shifted down by k bytes so the text starts at byte 0.
 	switch {
 	case u < 1e8:
-		w[0] = eightDigits(u) >> (8 * uint(8-n))
+		w0 = eightDigits(u) >> (8 * uint(8-n))
 	case u < 1e16:
 		p0, p1 := eightDigits(u/1e8), eightDigits(u%1e8)
-		k := uint(16-n) * 8                  // 0..56
-		w[0], w[1] = p0>>k|p1<<(64-k), p1>>k // p1<<64 is 0
+		k := uint(16-n) * 8              // 0..56
+		w0, w1 = p0>>k|p1<<(64-k), p1>>k // p1<<64 is 0
 	default:
 		p0, p1, p2 := eightDigits(u/1e16), eightDigits(u/1e8%1e8), eightDigits(u%1e8)
 		k := uint(24-n) * 8 // 32..56
-		w[0], w[1], w[2] = p0>>k|p1<<(64-k), p1>>k|p2<<(64-k), p2>>k
+		w0, w1, w2 = p0>>k|p1<<(64-k), p1>>k|p2<<(64-k), p2>>k
 	}
 	if v < 0 {
 		// Shift the text up a byte for the sign.
-		w[2] = w[2]<<8 | w[1]>>56
-		w[1] = w[1]<<8 | w[0]>>56
-		w[0] = w[0]<<8 | '-'
+		w2 = w2<<8 | w1>>56
+		w1 = w1<<8 | w0>>56
+		w0 = w0<<8 | '-'
 		n++
 	}
-	return w, n
+	return w0, w1, w2, n
 }
 
 // pow10[i] is 10^i.
