@@ -1375,33 +1375,41 @@ func (c *decimalCache) append(dst []byte, v int64) []byte {
 			c.set(v)
 		}
 	}
-	return appendWords(dst, c.w[0], c.w[1], c.w[2], c.n)
+	n := len(dst)
+	if cap(dst)-n < decimalRoom {
+		return appendWordsSlow(dst, c.w[0], c.w[1], c.w[2], c.n)
+	}
+	d := dst[n : n+decimalRoom]
+	binary.LittleEndian.PutUint64(d[0:8], c.w[0])
+	binary.LittleEndian.PutUint64(d[8:16], c.w[1])
+	binary.LittleEndian.PutUint64(d[16:24], c.w[2])
+	return dst[:n+c.n]
 }
 
 // appendDecimal appends v in decimal, as strconv.AppendInt(dst, v, 10),
 // made as decimalWords makes it (for numbers no cache holds: a CRC).
 func appendDecimal(dst []byte, v int64) []byte {
-	w0, w1, w2, n := decimalWords(v)
-	return appendWords(dst, w0, w1, w2, n)
-}
-
-// appendWords appends the n bytes of text that w0, w1, w2 hold as
-// decimalCache holds them.
-func appendWords(dst []byte, w0, w1, w2 uint64, n int) []byte {
-	m := len(dst)
-	if cap(dst)-m < decimalRoom {
-		for i, w := range [3]uint64{w0, w1, w2} {
-			for k := range min(n-8*i, 8) {
-				dst = append(dst, byte(w>>(8*uint(k))))
-			}
-		}
-		return dst
+	w0, w1, w2, k := decimalWords(v)
+	n := len(dst)
+	if cap(dst)-n < decimalRoom {
+		return appendWordsSlow(dst, w0, w1, w2, k)
 	}
-	d := dst[m : m+decimalRoom]
+	d := dst[n : n+decimalRoom]
 	binary.LittleEndian.PutUint64(d[0:8], w0)
 	binary.LittleEndian.PutUint64(d[8:16], w1)
 	binary.LittleEndian.PutUint64(d[16:24], w2)
-	return dst[:m+n]
+	return dst[:n+k]
+}
+
+// appendWordsSlow appends the k bytes of text that w0, w1, w2 hold as
+// decimalCache holds them, without the room to copy the words whole.
+func appendWordsSlow(dst []byte, w0, w1, w2 uint64, k int) []byte {
+	for i, w := range [3]uint64{w0, w1, w2} {
+		for j := range min(k-8*i, 8) {
+			dst = append(dst, byte(w>>(8*uint(j))))
+		}
+	}
+	return dst
 }
 
 // set formats v anew (append makes the usual steps in place).
