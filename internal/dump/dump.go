@@ -1335,7 +1335,7 @@ func sortedKeys(m map[int64]int64, desc bool) []int64 {
 }
 
 // decimalCache formats int64s, reusing the previous value's digits when the
-// value repeats or grows by one. The digits are held as three 8-byte
+// value repeats or grows by less than 10^8 (step). The digits are held as three 8-byte
 // words (text byte i in byte i%8 of w[i/8]) that are stepped and copied
 // a word at a time: a byte written and then read back as part of a wider
 // load stalls the load (store forwarding), and a copy of a few bytes
@@ -1345,6 +1345,9 @@ type decimalCache struct {
 	n     int // digits (and sign)
 	v     int64
 	valid bool
+	// stepBy's digits as step adds them: the last step made (a position
+	// steps by the same entry size batch after batch).
+	stepBy, stepDigits uint64
 }
 
 // decimalRoom is the room append needs after dst's end to copy the
@@ -1371,6 +1374,12 @@ func (c *decimalCache) append(dst []byte, v int64) []byte {
 				c.v, stepped = v, true
 			}
 		}
+		// Other steps up to 10^8 (a position by an entry's size, a
+		// timestamp by milliseconds, carries past a 9): the last eight
+		// digits at once.
+		if !stepped && c.valid && c.v >= 0 && v > c.v && v-c.v < 1e8 && c.step(uint64(v-c.v)) {
+			c.v, stepped = v, true
+		}
 		if !stepped {
 			c.set(v)
 		}
@@ -1384,6 +1393,57 @@ func (c *decimalCache) append(dst []byte, v int64) []byte {
 	binary.LittleEndian.PutUint64(d[8:16], c.w[1])
 	binary.LittleEndian.PutUint64(d[16:24], c.w[2])
 	return dst[:n+c.n]
+}
+
+// step adds d (< 10^8) to the digits of a cached value that is not
+// negative, the last eight digits at once, and says whether it could: not
+// when a carry leaves those eight or the sum has a digit more (the digits
+// are then unchanged).
+//
+// The eight text bytes are turned so that the last digit is the low byte,
+// and each digit of the first addend is biased by 246 so that a byte sum
+// of 10 or more carries into the next byte as binary addition does; the
+// bytes that did not carry out lose the bias again.
+func (c *decimalCache) step(d uint64) bool {
+	const (
+		zeros = 0x3030303030303030
+		ones  = 0x0101010101010101
+	)
+	n := uint(c.n)
+	var text uint64 // text bytes n-8..n-1, with '0's before the first
+	var at, sh uint // where they are: from byte sh/8 of c.w[at]
+	if n < 8 {
+		text = c.w[0]<<(8*(8-n)) | zeros>>(8*n)
+	} else {
+		at, sh = (n-8)/8, (n-8)%8*8
+		text = c.w[at]>>sh | c.w[(at+1)%3]<<(64-sh) // at+1 < 3 when sh > 0 (n <= 20); by 64: 0
+	}
+	a := bits.ReverseBytes64(text) - zeros // digit values, the last in the low byte
+	if d != c.stepBy {
+		c.stepBy, c.stepDigits = d, bits.ReverseBytes64(eightDigits(d))-zeros
+	}
+	b := c.stepDigits
+	t := a + 0xf6*ones // no byte carries: a digit is at most 9
+	sum := t + b
+	if sum < t {
+		return false // a carry out of the eight digits
+	}
+	carried := (sum ^ t ^ b) >> 8 & ones // byte k carried into byte k+1
+	sum -= (^carried & ones) * 0xf6      // those that did not are >= 0xf6: no borrow
+	if n < 8 && sum>>(8*n) != 0 {
+		return false // a digit more
+	}
+	text = bits.ReverseBytes64(sum + zeros)
+	if n < 8 {
+		c.w[0] = text >> (8 * (8 - n))
+		return true
+	}
+	low := uint64(1)<<sh - 1
+	c.w[at] = c.w[at]&low | text<<sh
+	if sh > 0 {
+		c.w[at+1] = c.w[at+1]&^low | text>>(64-sh)
+	}
+	return true
 }
 
 // appendDecimal appends v in decimal, as strconv.AppendInt(dst, v, 10),
