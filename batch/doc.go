@@ -8,14 +8,15 @@
 // Every exported name here is meant for use; where Kafka has the same
 // operation, it does what Kafka's code does with the same bytes:
 //
-//   - Decoding: ParseHeader, BatchReader (the records of complete v2
-//     batches, one Record at a time, allocating nothing per record),
-//     RecordReader, ParseLegacy, ParseLegacyHeader and LegacyInner for v0/v1
-//     messages, ParseControlKey and ParseEndTxnMarker for control records,
-//     Varint and Varlong.
-//   - Checking: ComputeCRC, ValidCRC, LegacyCRC, CRC32C and the producer
-//     sequence arithmetic (SequenceAfter, SequenceDistance,
-//     IncrementSequence, DecrementSequence).
+//   - Decoding: ParseHeader (ParseHeaderInto), BatchReader (the records
+//     of complete v2 batches, one Record at a time, allocating nothing per
+//     record), RecordReader, ParseLegacy, ParseLegacyHeader and
+//     LegacyInner for v0/v1 messages, ParseControlKey and ParseEndTxnMarker
+//     for control records, Varint and Varlong.
+//   - Checking: ComputeCRC, ValidCRC, LegacyCRC, CRC32C, the same three
+//     at a time (CRC32C3, ValidCRCs) and the producer sequence arithmetic
+//     (SequenceAfter, SequenceDistance, IncrementSequence,
+//     DecrementSequence).
 //   - Encoding: Builder (one v2 batch, as MemoryRecordsBuilder builds it),
 //     Compressor, AppendHeader, AppendRecord, the Set* functions that patch
 //     a finished batch (and recompute its CRC), the size estimates and

@@ -79,25 +79,35 @@ type Header struct {
 // least HeaderSize bytes. It does no validation beyond the length: callers
 // decide what a strange field means.
 func ParseHeader(b []byte) (Header, error) {
+	var h Header
+	err := ParseHeaderInto(&h, b)
+	return h, err
+}
+
+// ParseHeaderInto is ParseHeader into *h (left alone on error), for a
+// caller that keeps the header in a larger struct: a Header returned and
+// copied there is read back a word or two at a time just after its fields
+// were written one by one, and each such load waits for the stores to
+// reach the cache (no store forwarding across stores).
+func ParseHeaderInto(h *Header, b []byte) error {
 	if len(b) < HeaderSize {
-		return Header{}, &FormatError{Pos: int64(len(b)), Err: ErrTruncated, Detail: "batch header needs 61 bytes"}
+		return &FormatError{Pos: int64(len(b)), Err: ErrTruncated, Detail: "batch header needs 61 bytes"}
 	}
 	_ = b[60]
-	return Header{
-		BaseOffset:           int64(binary.BigEndian.Uint64(b[0:])),
-		Length:               int32(binary.BigEndian.Uint32(b[8:])),
-		PartitionLeaderEpoch: int32(binary.BigEndian.Uint32(b[12:])),
-		Magic:                int8(b[16]),
-		CRC:                  binary.BigEndian.Uint32(b[17:]),
-		Attributes:           int16(binary.BigEndian.Uint16(b[21:])),
-		LastOffsetDelta:      int32(binary.BigEndian.Uint32(b[23:])),
-		BaseTimestamp:        int64(binary.BigEndian.Uint64(b[27:])),
-		MaxTimestamp:         int64(binary.BigEndian.Uint64(b[35:])),
-		ProducerID:           int64(binary.BigEndian.Uint64(b[43:])),
-		ProducerEpoch:        int16(binary.BigEndian.Uint16(b[51:])),
-		BaseSequence:         int32(binary.BigEndian.Uint32(b[53:])),
-		RecordCount:          int32(binary.BigEndian.Uint32(b[57:])),
-	}, nil
+	h.BaseOffset = int64(binary.BigEndian.Uint64(b[0:]))
+	h.Length = int32(binary.BigEndian.Uint32(b[8:]))
+	h.PartitionLeaderEpoch = int32(binary.BigEndian.Uint32(b[12:]))
+	h.Magic = int8(b[16])
+	h.CRC = binary.BigEndian.Uint32(b[17:])
+	h.Attributes = int16(binary.BigEndian.Uint16(b[21:]))
+	h.LastOffsetDelta = int32(binary.BigEndian.Uint32(b[23:]))
+	h.BaseTimestamp = int64(binary.BigEndian.Uint64(b[27:]))
+	h.MaxTimestamp = int64(binary.BigEndian.Uint64(b[35:]))
+	h.ProducerID = int64(binary.BigEndian.Uint64(b[43:]))
+	h.ProducerEpoch = int16(binary.BigEndian.Uint16(b[51:]))
+	h.BaseSequence = int32(binary.BigEndian.Uint32(b[53:]))
+	h.RecordCount = int32(binary.BigEndian.Uint32(b[57:]))
+	return nil
 }
 
 // AppendHeader encodes h in the 61-byte v2 layout. The CRC field is written

@@ -218,7 +218,7 @@ func (s *scanner) next() bool {
 			}
 			return s.fail(pos, fmt.Errorf("Failed to load record batch at position %d: %w", pos, batch.ErrTruncated))
 		}
-		s.entry.Header, _ = batch.ParseHeader(hb)
+		batch.ParseHeaderInto(&s.entry.Header, hb) // hb holds HeaderSize bytes
 	}
 	s.pos = pos + s.entry.Size
 	return true

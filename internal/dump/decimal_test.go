@@ -44,6 +44,34 @@ func TestDecimalCache(t *testing.T) {
 	}
 }
 
+// TestDecimalCacheSteps: steps of up to 10^8 (added eight digits at a
+// time in place) from values of every length, across runs of 9s, into a
+// digit more and past the eight digits, agree with strconv.
+func TestDecimalCacheSteps(t *testing.T) {
+	rng := rand.New(rand.NewSource(29))
+	steps := []int64{1, 9, 10, 11, 99, 933, 1066, 99_999_999, 10_000_000, 12_345_678}
+	for range 40 {
+		steps = append(steps, 1+rng.Int63n(1e8-1))
+	}
+	for p := int64(1); p <= math.MaxInt64/10; p *= 10 {
+		for _, start := range []int64{0, p - 1, p, 10*p - 1 - 99_999_999, 10*p - 1 - 933, 10*p - 2, p + rng.Int63n(9*p)} {
+			if start < 0 || start > math.MaxInt64-1e9 {
+				continue
+			}
+			for _, step := range steps {
+				var c decimalCache
+				v := start
+				for range 30 {
+					if got, want := string(c.append(nil, v)), strconv.FormatInt(v, 10); got != want {
+						t.Fatalf("start %d step %d: %d formatted as %q", start, step, v, got)
+					}
+					v += step
+				}
+			}
+		}
+	}
+}
+
 // TestAppendDecimal: the digits made eight at a time in a word are
 // strconv's, at every length and around every power of ten, signed.
 func TestAppendDecimal(t *testing.T) {
@@ -77,11 +105,16 @@ func BenchmarkDecimalCache(b *testing.B) {
 	}{
 		{"offset+9", func(p int64) int64 { return p + 9 }},
 		{"position+1066", func(p int64) int64 { return p + 1066 }},
+		{"position+933/9-digits", func(p int64) int64 { return p + 933 }},
 		{"timestamp+ms", func(p int64) int64 { return p + rng.Int63n(40) }},
 		{"crc", func(int64) int64 { return int64(rng.Uint32()) }},
 	} {
 		v := int64(1794025632520)
-		if tc.name != "timestamp+ms" {
+		switch tc.name {
+		case "position+933/9-digits":
+			v = 466535645
+		case "timestamp+ms":
+		default:
 			v = 123456
 		}
 		for i := range vals {

@@ -245,6 +245,10 @@ type formatter struct {
 	pieces                         recordPieces
 	jsonSizes                      linePiece // the JSON form's key_size, value_size run
 	offsets                        *offsetTrack
+	// A parallel chunk's v2 batches and their CRC checks (checkCRCs).
+	crcAt  []int
+	crcRaw [][]byte
+	crcOK  []bool
 	// capped is a parallel chunk's output: once over its cap, the rest
 	// of the batch is not formatted (the writer does it).
 	capped *byteSink
@@ -649,7 +653,7 @@ func (d *Dumper) sequential(name, abs string, st *segment.Stream, deep bool, lim
 		if err != nil {
 			return n, size, false, err
 		}
-		if err := f.batchLine(name, b, raw); err != nil {
+		if err := f.batchLine(name, b, raw, crcUnchecked); err != nil {
 			if st.Reject(err) {
 				continue
 			}
@@ -708,29 +712,49 @@ func regionCause(err error) string {
 
 func appendBool(b []byte, v bool) []byte { return strconv.AppendBool(b, v) }
 
-// batchLine prints printBatchLevel's line.
-func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
+// crcVerdict is a v2 batch's CRC check done ahead of its line (a parallel
+// dump's worker checks its chunk's batches three at a time), or
+// crcUnchecked: the line checks it.
+type crcVerdict int8
+
+const (
+	crcUnchecked crcVerdict = iota
+	crcBad
+	crcGood
+)
+
+// valid is batch.ValidCRC(raw), unless v already says.
+func (v crcVerdict) valid(raw []byte) bool {
+	if v == crcUnchecked {
+		return batch.ValidCRC(raw)
+	}
+	return v == crcGood
+}
+
+// batchLine prints printBatchLevel's line. crc is the verdict on a v2
+// batch's CRC if it was checked ahead.
+func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte, crc crcVerdict) error {
 	if d.json != nil {
 		shown := d.opts.shown
 		if !d.opts.DeepIteration && !d.opts.PrintDataLog {
 			shown = offsetRange{} // no records follow, so none are left out: as the text form
 		}
-		return d.json.batch(name, e, raw, shown)
+		return d.json.batch(name, e, raw, shown, crc)
 	}
 	b := d.startLine()
 	var (
-		tsType batch.TimestampType
-		maxTs  int64
-		codec  batch.Codec
-		crc    uint32
-		valid  bool
-		magic  = e.Magic
+		tsType  batch.TimestampType
+		maxTs   int64
+		codec   batch.Codec
+		crcWord uint32
+		valid   bool
+		magic   = e.Magic
 	)
 	if e.Magic >= batch.MagicV2 {
 		h := &e.Header
 		b = appendV2BatchFields(b, h, &d.bl)
-		tsType, maxTs, codec, crc = h.TimestampType(), h.MaxTimestamp, h.Codec(), h.CRC
-		valid = batch.ValidCRC(raw)
+		tsType, maxTs, codec, crcWord = h.TimestampType(), h.MaxTimestamp, h.Codec(), h.CRC
+		valid = crc.valid(raw)
 	} else {
 		m, err := batch.ParseLegacyHeader(raw) // key and value are for deep iteration
 		if err != nil {
@@ -739,7 +763,7 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 		}
 		b = append(b, "offset: "...)
 		b = strconv.AppendInt(b, m.Offset, 10)
-		tsType, maxTs, codec, crc, valid = m.TimestampType(), m.Timestamp, m.Codec(), m.CRC, m.Valid()
+		tsType, maxTs, codec, crcWord, valid = m.TimestampType(), m.Timestamp, m.Codec(), m.CRC, m.Valid()
 	}
 	// Kafka builds the rest of the line in one expression, so an unknown
 	// codec throws before any of it is printed.
@@ -767,7 +791,7 @@ func (d *formatter) batchLine(name string, e *segment.Batch, raw []byte) error {
 		return &segment.Error{File: name, Offset: e.Pos + 21, Err: &batch.FormatError{Pos: 21, Err: batch.ErrUnknownCodec,
 			Detail: fmt.Sprintf("Unknown compression type id: %d", int8(codec))}}
 	}
-	b = appendDecimal(b, int64(crc))
+	b = appendDecimal(b, int64(crcWord))
 	b = append(b, [2]string{" isvalid: false", " isvalid: true"}[b2i(valid)]...)
 	if d.opts.Format == FormatKseg && e.Magic >= batch.MagicV2 {
 		if sniff := batch.SniffCodec(raw[min(len(raw), batch.HeaderSize):]); sniff != batch.CodecNone && codec == batch.CodecNone {
@@ -1311,7 +1335,7 @@ func sortedKeys(m map[int64]int64, desc bool) []int64 {
 }
 
 // decimalCache formats int64s, reusing the previous value's digits when the
-// value repeats or grows by one. The digits are held as three 8-byte
+// value repeats or grows by less than 10^8 (step). The digits are held as three 8-byte
 // words (text byte i in byte i%8 of w[i/8]) that are stepped and copied
 // a word at a time: a byte written and then read back as part of a wider
 // load stalls the load (store forwarding), and a copy of a few bytes
@@ -1321,6 +1345,9 @@ type decimalCache struct {
 	n     int // digits (and sign)
 	v     int64
 	valid bool
+	// stepBy's digits as step adds them: the last step made (a position
+	// steps by the same entry size batch after batch).
+	stepBy, stepDigits uint64
 }
 
 // decimalRoom is the room append needs after dst's end to copy the
@@ -1347,13 +1374,19 @@ func (c *decimalCache) append(dst []byte, v int64) []byte {
 				c.v, stepped = v, true
 			}
 		}
+		// Other steps up to 10^8 (a position by an entry's size, a
+		// timestamp by milliseconds, carries past a 9): the last eight
+		// digits at once.
+		if !stepped && c.valid && c.v >= 0 && v > c.v && v-c.v < 1e8 && c.step(uint64(v-c.v)) {
+			c.v, stepped = v, true
+		}
 		if !stepped {
 			c.set(v)
 		}
 	}
 	n := len(dst)
 	if cap(dst)-n < decimalRoom {
-		return c.appendSlow(dst)
+		return appendWordsSlow(dst, c.w[0], c.w[1], c.w[2], c.n)
 	}
 	d := dst[n : n+decimalRoom]
 	binary.LittleEndian.PutUint64(d[0:8], c.w[0])
@@ -1362,31 +1395,96 @@ func (c *decimalCache) append(dst []byte, v int64) []byte {
 	return dst[:n+c.n]
 }
 
+// step adds d (< 10^8) to the digits of a cached value that is not
+// negative, the last eight digits at once, and says whether it could: not
+// when a carry leaves those eight or the sum has a digit more (the digits
+// are then unchanged).
+//
+// The eight text bytes are turned so that the last digit is the low byte,
+// and each digit of the first addend is biased by 246 so that a byte sum
+// of 10 or more carries into the next byte as binary addition does; the
+// bytes that did not carry out lose the bias again.
+func (c *decimalCache) step(d uint64) bool {
+	const (
+		zeros = 0x3030303030303030
+		ones  = 0x0101010101010101
+	)
+	n := uint(c.n)
+	var text uint64 // text bytes n-8..n-1, with '0's before the first
+	var at, sh uint // where they are: from byte sh/8 of c.w[at]
+	if n < 8 {
+		text = c.w[0]<<(8*(8-n)) | zeros>>(8*n)
+	} else {
+		at, sh = (n-8)/8, (n-8)%8*8
+		text = c.w[at]>>sh | c.w[(at+1)%3]<<(64-sh) // at+1 < 3 when sh > 0 (n <= 20); by 64: 0
+	}
+	a := bits.ReverseBytes64(text) - zeros // digit values, the last in the low byte
+	if d != c.stepBy {
+		c.stepBy, c.stepDigits = d, bits.ReverseBytes64(eightDigits(d))-zeros
+	}
+	b := c.stepDigits
+	t := a + 0xf6*ones // no byte carries: a digit is at most 9
+	sum := t + b
+	if sum < t {
+		return false // a carry out of the eight digits
+	}
+	carried := (sum ^ t ^ b) >> 8 & ones // byte k carried into byte k+1
+	sum -= (^carried & ones) * 0xf6      // those that did not are >= 0xf6: no borrow
+	if n < 8 && sum>>(8*n) != 0 {
+		return false // a digit more
+	}
+	text = bits.ReverseBytes64(sum + zeros)
+	if n < 8 {
+		c.w[0] = text >> (8 * (8 - n))
+		return true
+	}
+	low := uint64(1)<<sh - 1
+	c.w[at] = c.w[at]&low | text<<sh
+	if sh > 0 {
+		c.w[at+1] = c.w[at+1]&^low | text>>(64-sh)
+	}
+	return true
+}
+
 // appendDecimal appends v in decimal, as strconv.AppendInt(dst, v, 10),
 // made as decimalWords makes it (for numbers no cache holds: a CRC).
 func appendDecimal(dst []byte, v int64) []byte {
-	c := decimalCache{valid: true, v: v}
-	c.w, c.n = decimalWords(v)
-	return c.append(dst, v)
+	w0, w1, w2, k := decimalWords(v)
+	n := len(dst)
+	if cap(dst)-n < decimalRoom {
+		return appendWordsSlow(dst, w0, w1, w2, k)
+	}
+	d := dst[n : n+decimalRoom]
+	binary.LittleEndian.PutUint64(d[0:8], w0)
+	binary.LittleEndian.PutUint64(d[8:16], w1)
+	binary.LittleEndian.PutUint64(d[16:24], w2)
+	return dst[:n+k]
 }
 
-func (c *decimalCache) appendSlow(dst []byte) []byte {
-	for i := range c.n {
-		dst = append(dst, byte(c.w[i/8]>>(uint(i%8)*8)))
+// appendWordsSlow appends the k bytes of text that w0, w1, w2 hold as
+// decimalCache holds them, without the room to copy the words whole.
+func appendWordsSlow(dst []byte, w0, w1, w2 uint64, k int) []byte {
+	for i, w := range [3]uint64{w0, w1, w2} {
+		for j := range min(k-8*i, 8) {
+			dst = append(dst, byte(w>>(8*uint(j))))
+		}
 	}
 	return dst
 }
 
 // set formats v anew (append makes the usual steps in place).
 func (c *decimalCache) set(v int64) {
-	c.w, c.n = decimalWords(v)
+	c.w[0], c.w[1], c.w[2], c.n = decimalWords(v)
 	c.v, c.valid = v, true
 }
 
 // decimalWords is v in decimal as decimalCache holds it: text byte i in
 // byte i%8 of w[i/8], n bytes. The digits are made eight at a time in a
-// word (eightDigits), not one division at a time.
-func decimalWords(v int64) (w [3]uint64, n int) {
+// word (eightDigits), not one division at a time. The words come back
+// as three results, in registers: an array result is returned through
+// memory, and reading it back a pair of words at a time waits for the
+// word stores to reach the cache (no store forwarding across stores).
+func decimalWords(v int64) (w0, w1, w2 uint64, n int) {
 	u := uint64(v)
 	if v < 0 {
 		u = -u // MinInt64 too: 1<<63
@@ -1401,24 +1499,24 @@ func decimalWords(v int64) (w [3]uint64, n int) {
 	// shifted down by k bytes so the text starts at byte 0.
 	switch {
 	case u < 1e8:
-		w[0] = eightDigits(u) >> (8 * uint(8-n))
+		w0 = eightDigits(u) >> (8 * uint(8-n))
 	case u < 1e16:
 		p0, p1 := eightDigits(u/1e8), eightDigits(u%1e8)
-		k := uint(16-n) * 8                  // 0..56
-		w[0], w[1] = p0>>k|p1<<(64-k), p1>>k // p1<<64 is 0
+		k := uint(16-n) * 8              // 0..56
+		w0, w1 = p0>>k|p1<<(64-k), p1>>k // p1<<64 is 0
 	default:
 		p0, p1, p2 := eightDigits(u/1e16), eightDigits(u/1e8%1e8), eightDigits(u%1e8)
 		k := uint(24-n) * 8 // 32..56
-		w[0], w[1], w[2] = p0>>k|p1<<(64-k), p1>>k|p2<<(64-k), p2>>k
+		w0, w1, w2 = p0>>k|p1<<(64-k), p1>>k|p2<<(64-k), p2>>k
 	}
 	if v < 0 {
 		// Shift the text up a byte for the sign.
-		w[2] = w[2]<<8 | w[1]>>56
-		w[1] = w[1]<<8 | w[0]>>56
-		w[0] = w[0]<<8 | '-'
+		w2 = w2<<8 | w1>>56
+		w1 = w1<<8 | w0>>56
+		w0 = w0<<8 | '-'
 		n++
 	}
-	return w, n
+	return w0, w1, w2, n
 }
 
 // pow10[i] is 10^i.

@@ -142,7 +142,7 @@ func shownBound(j *jsonobj.Obj, k string, v int64, none bool) {
 	j.Int(k, v)
 }
 
-func (jw *jsonWriter) batch(name string, e *segment.Batch, raw []byte, shown offsetRange) error {
+func (jw *jsonWriter) batch(name string, e *segment.Batch, raw []byte, shown offsetRange, crc crcVerdict) error {
 	jw.body("batch", name)
 	j := &jw.j
 	j.Int("position", e.Pos)
@@ -173,7 +173,7 @@ func (jw *jsonWriter) batch(name string, e *segment.Batch, raw []byte, shown off
 		j.Int("max_timestamp", h.MaxTimestamp)
 		j.Str("codec", h.Codec().String())
 		j.Int("crc", int64(h.CRC))
-		j.Bool("crc_valid", batch.ValidCRC(raw))
+		j.Bool("crc_valid", crc.valid(raw))
 		if len(raw) > batch.HeaderSize && h.Codec() == batch.CodecNone {
 			if s := batch.SniffCodec(raw[batch.HeaderSize:]); s != batch.CodecNone {
 				j.Str("payload_looks_like", s.String())
