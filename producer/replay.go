@@ -151,6 +151,13 @@ type ReplayOptions struct {
 	// minSimRuns) and the runs are composed of them (see Replay).
 	WindowRecords int
 	Budget        int64
+	// LogCodec is the codec the traces were written with, when the
+	// replay's may differ (a what-if). Their arrivals hold that codec's
+	// first use: Java loads a codec in the application thread's first
+	// send() that uses it, and the sends due meanwhile wait. A replay
+	// under another codec adds its load (the timing profile's, measured)
+	// to each session's first send. Nil: the replay's codec is the log's.
+	LogCodec *batch.Codec
 }
 
 // ReplayResult is a replay's runs.
@@ -286,6 +293,10 @@ func ReplayMix(traces []*Trace, cfg Config, senders []Sender, opts ReplayOptions
 	for i, snd := range senders {
 		cfgs[i] = cfg
 		snd.Apply(&cfgs[i])
+		cfgs[i].Timing.CodecLoad = firstUseLoad(cfg.Compression, opts.LogCodec)
+		if cfgs[i].Timing.CodecLoad > 0 || opts.LogCodec != nil && *opts.LogCodec != cfg.Compression {
+			cfgs[i].unload = DefaultTiming().Codecs[*opts.LogCodec].Load
+		}
 	}
 	sims, err := simulateWindows(wins, cfgs, res.SimRuns, opts.Workers)
 	if err != nil {
@@ -363,10 +374,24 @@ func simulateWindows(wins []window, cfgs []Config, runs, workers int) ([][]RunLa
 	return out, fail
 }
 
+// firstUseLoad is the application thread's extra time at a replayed
+// session's first send: the load of codec when the log was written
+// without it (its arrivals then lack it), else none.
+func firstUseLoad(codec batch.Codec, logCodec *batch.Codec) time.Duration {
+	if logCodec == nil || *logCodec == codec {
+		return 0
+	}
+	return DefaultTiming().Codecs[codec].Load
+}
+
 // simulateWindow is run r of window w.
 func simulateWindow(win *window, cfg Config, w, r int, sizes *sizeCache, builders []*batch.Builder) (RunLayout, []*batch.Builder, error) {
 	v := win.t.view(win.lo, win.hi)
 	c := cfg
+	if win.lo > 0 {
+		// the session's first send is in an earlier window
+		c.Timing.CodecLoad, c.unload = 0, 0
+	}
 	c.Records = int64(v.Len())
 	c.StartTime = v.StartMs + int64(v.rec(0).ms)
 	c.Run = cfg.Run + r

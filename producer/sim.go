@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"github.com/kseg/kseg/batch"
 )
@@ -123,7 +124,11 @@ type sim struct {
 	// i at arr.at(i) and puts it in the trace's partition (-1: the
 	// partitioner's); tally gets each closed batch whose first record is
 	// at or after countFrom, requests counts the produce requests.
-	arr       *arrivals
+	arr *arrivals
+	// catchUp is a trace replay's application thread catching up: a
+	// record whose arrival the replay delayed (a codec load the log did
+	// not have) takes the calibrated profile's warm send() cost
+	catchUp   bool
 	tally     func(part, records, bytes int, cut string)
 	countFrom int64
 	countTo   int64 // 0: no end
@@ -206,6 +211,8 @@ func newSimWith(cfg *Config, sink func(int, []byte, int64) error, recs *records,
 	if recs.trace != nil {
 		s.light = s.sizeOnly && cfg.Compression == batch.CodecNone
 		s.arr = newArrivals(recs.trace, cfg.spread, cfg.Seed, cfg.Run)
+		s.arr.early = recs.trace.withoutFirstUse(cfg.unload)
+		s.catchUp = cfg.Timing.CodecLoad > 0
 		if cfg.Records > 0 {
 			s.appTs = s.arr.at(0)
 		}
@@ -223,6 +230,24 @@ func (s *sim) sendCost(i int64) int64 {
 	key, value, hdr := s.recs.at(i)
 	size := batch.EstimateSizeUpperBound(key, value, hdr) - batch.HeaderSize - batch.MaxRecordOverhead
 	return s.clk.sendCost(i, size, key != nil, len(hdr), s.duty)
+}
+
+// catchUpCost is the calibrated profile's send() time for record i,
+// without jitter: how fast the application thread sends the records that
+// waited for it (a cold JVM's first sends are slower, as the profile's
+// warm-up has them).
+func (s *sim) catchUpCost(i int64) int64 {
+	t := DefaultTiming()
+	key, value, hdr := s.recs.at(i)
+	size := batch.EstimateSizeUpperBound(key, value, hdr) - batch.HeaderSize - batch.MaxRecordOverhead
+	ns := float64(t.SendCost + time.Duration(len(hdr))*t.SendCostHeader)
+	if key != nil {
+		ns += float64(t.SendCostKey)
+	}
+	if t.WarmupSends > 0 {
+		ns *= 1 + t.WarmupFactor*math.Exp(-float64(i)/float64(t.WarmupSends))
+	}
+	return int64(ns + float64(t.SendCostPerKB)*float64(size)/1024)
 }
 
 // dutyWeight is the weight of the last send in the application thread's
@@ -384,10 +409,15 @@ func (s *sim) scheduleNext(from int64) {
 	}
 	s.state = appReady
 	prev := s.appTs
+	var catchUp int64
 	if s.arr != nil {
 		// A trace: send i starts when the log says it did, or when send
 		// i-1 returns (or, sync, its ack came) if that is later.
-		s.appTs = max(s.arr.at(s.next), from)
+		due := s.arr.at(s.next)
+		s.appTs = max(due, from)
+		if s.catchUp && due < from {
+			catchUp = s.catchUpCost(s.next)
+		}
 	} else if s.cfg.Sync {
 		s.appTs = from + int64(s.cfg.SendInterval) // think time after the ack
 	} else {
@@ -423,7 +453,7 @@ func (s *sim) scheduleNext(from int64) {
 		}
 		s.duty += dutyWeight * (d - s.duty)
 	}
-	s.appAt = s.appTs + s.sendCost(s.next)
+	s.appAt = s.appTs + s.sendCost(s.next) + catchUp
 }
 
 // append is RecordAccumulator.append for one record (single application

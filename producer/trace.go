@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/kseg/kseg/batch"
 )
@@ -595,6 +596,9 @@ type arrivals struct {
 	pos        []float64 // SpreadRandom: the run's positions in [0, 1)
 	baseNs     int64
 	traceStart int64
+	// early are the first records' arrivals in ns without the log's codec
+	// load (Trace.withoutFirstUse), where they differ from the log's
+	early []int64
 }
 
 func newArrivals(t *Trace, spread Spread, seed uint64, run int) *arrivals {
@@ -607,6 +611,9 @@ func newArrivals(t *Trace, spread Spread, seed uint64, run int) *arrivals {
 
 // at is record i's arrival; calls come with i increasing.
 func (a *arrivals) at(i int64) int64 {
+	if i < int64(len(a.early)) {
+		return a.early[i]
+	}
 	t := a.t
 	ms := t.rec(int(i)).ms
 	if i >= a.runHi {
@@ -638,4 +645,58 @@ func (a *arrivals) at(i int64) int64 {
 		off = j * 1e6 / k
 	}
 	return a.baseNs + int64(ms)*1e6 + off
+}
+
+// withoutFirstUse returns the arrivals of t's first records as they would
+// have been without load, the first use of the codec the log was written
+// with: Java loads a codec in the application thread's first send() that
+// uses it, so the sends due meanwhile wait and then go out back to back.
+// The log shows it as a gap after its first record (nil is returned when
+// the gap is under half the load: the codec was loaded before, by another
+// producer of the same JVM). Each waiting record moves back by the load,
+// no further than the log's own pace allows: its typical spacing (the
+// median over 16-record stretches, so that a burst, sent back to back
+// anyway, moves back whole, and a fixed-rate sender returns to its
+// schedule) from the first record. The waiting records end where the
+// log's arrivals meet that pace again or the application paused (2 ms
+// without a record: a burst ended).
+func (t *Trace) withoutFirstUse(load time.Duration) []int64 {
+	const stretch = 16
+	n := t.Len()
+	if load <= 0 || n < 2 {
+		return nil
+	}
+	gapMs := int64(t.rec(1).ms) - int64(t.rec(0).ms)
+	if time.Duration(gapMs)*time.Millisecond < load/2 {
+		return nil
+	}
+	d := min(int64(load), gapMs*1e6)
+	var spans []int64
+	for i := 0; i+stretch < min(n, 20000); i += stretch / 2 {
+		spans = append(spans, int64(t.rec(i+stretch).ms)-int64(t.rec(i).ms))
+	}
+	var pace float64 // ns between records
+	if len(spans) > 0 {
+		slices.Sort(spans)
+		pace = float64(spans[len(spans)/2]) * 1e6 / stretch
+	}
+	base := t.StartMs * 1e6
+	a0 := base + int64(t.rec(0).ms)*1e6
+	out := []int64{a0}
+	for i := 1; i < n; i++ {
+		ms := int64(t.rec(i).ms)
+		if i > 1 && ms-int64(t.rec(i-1).ms) >= 2 {
+			break
+		}
+		ai := base + ms*1e6
+		due := a0 + int64(float64(i)*pace)
+		if due >= ai {
+			break
+		}
+		out = append(out, max(ai-d, due))
+	}
+	if len(out) == 1 {
+		return nil
+	}
+	return out
 }

@@ -500,3 +500,121 @@ func TestReplayPredictsModel(t *testing.T) {
 		})
 	}
 }
+
+// firstUseTrace is one partition's log of a sender whose records are due
+// every interval from 0: first is record 0's timestamp alone, then the
+// records piled up until 0+gap (perMs a millisecond, sent back to back),
+// then the schedule. gap 0 is a log without a stall.
+func firstUseTrace(t *testing.T, n int, interval time.Duration, gap int64, perMs int) *Trace {
+	t.Helper()
+	tb := NewTraceBuilder("t", 1, 0, 0)
+	tb.Batch(0, 0)
+	tb.Add(1000, -1, nil, []byte("v"), nil)
+	for i := 1; i < n; i++ {
+		due := int64(time.Duration(i) * interval / time.Millisecond)
+		ms := max(due, gap+int64(i/perMs))
+		if gap == 0 {
+			ms = due
+		}
+		if err := tb.Add(1000+ms, -1, nil, []byte("v"), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, err := tb.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// TestWithoutFirstUse: the records that waited for a codec's load go back
+// to the log's own pace, and no further: a fixed-rate sender returns to
+// its schedule, a burst moves back whole, and a log without the stall (or
+// a load of none) is left as it is.
+func TestWithoutFirstUse(t *testing.T) {
+	t.Run("fixed rate", func(t *testing.T) {
+		tr := firstUseTrace(t, 2000, 500*time.Microsecond, 40, 30)
+		early := tr.withoutFirstUse(43 * time.Millisecond)
+		if len(early) < 70 || len(early) > 90 {
+			t.Fatalf("%d records re-timed, want the ~80 that waited", len(early))
+		}
+		for i, ns := range early {
+			want := 1000e6 + int64(i)*500e3
+			if d := ns - want; d < -1e6 || d > 2e6 {
+				t.Errorf("record %d at %.2f ms, its schedule %.2f ms", i, float64(ns)/1e6, float64(want)/1e6)
+			}
+			if i > 0 && ns < early[i-1] {
+				t.Errorf("record %d at %d before record %d at %d", i, ns, i-1, early[i-1])
+			}
+			if log := (tr.StartMs + int64(tr.rec(i).ms)) * 1e6; ns > log {
+				t.Errorf("record %d moved later: %d, log %d", i, ns, log)
+			}
+		}
+	})
+	t.Run("burst", func(t *testing.T) {
+		tb := NewTraceBuilder("t", 1, 0, 0)
+		tb.Batch(0, 0)
+		for i := range 500 {
+			ms := int64(i / 40) // bursts of 250 back to back, the second 120 ms later
+			switch {
+			case i == 0:
+			case i < 250:
+				ms += 50 // the load: the burst's other records waited
+			default:
+				ms = 120 + int64((i-250)/40)
+			}
+			tb.Add(2000+ms, -1, nil, []byte("v"), nil)
+		}
+		tr, _ := tb.Build()
+		early := tr.withoutFirstUse(50 * time.Millisecond)
+		if len(early) != 250 {
+			t.Fatalf("%d records re-timed, want the first burst's 250", len(early))
+		}
+		for i, ns := range early {
+			if want := (2000 + int64(i/40)) * 1e6; ns != want {
+				t.Errorf("record %d at %d, want %d (moved back by the load)", i, ns, want)
+			}
+		}
+	})
+	t.Run("no stall", func(t *testing.T) {
+		if e := firstUseTrace(t, 500, 500*time.Microsecond, 0, 1).withoutFirstUse(43 * time.Millisecond); e != nil {
+			t.Errorf("a log without the gap: %d records re-timed", len(e))
+		}
+		if e := firstUseTrace(t, 500, 500*time.Microsecond, 40, 30).withoutFirstUse(0); e != nil {
+			t.Errorf("no load: %d records re-timed", len(e))
+		}
+	})
+}
+
+// TestReplayCodecFirstUse: a replay under a codec the log was not written
+// with sends its first record with the codec's load, the records due
+// meanwhile waiting (fewer, fuller batches at the start); one from a log
+// that has the load, under no codec, takes it out (more batches); the
+// same codec as the log's changes nothing.
+func TestReplayCodecFirstUse(t *testing.T) {
+	s := Sender{Lag: 200 * time.Microsecond, Close: 50 * time.Microsecond, RTT: 3 * time.Millisecond}
+	lz4, none := batch.CodecLZ4, batch.CodecNone
+	total := func(tr *Trace, codec batch.Codec, logCodec *batch.Codec) int {
+		cfg := DefaultConfig()
+		cfg.LingerMs, cfg.Compression = 5, codec
+		rr, err := Replay([]*Trace{tr}, cfg, s, ReplayOptions{Runs: 5, Seed: 1, LogCodec: logCodec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rr.TotalBatches().P50
+	}
+	plain := firstUseTrace(t, 400, time.Millisecond, 0, 1)
+	same, loaded := total(plain, lz4, nil), total(plain, lz4, &none)
+	if loaded >= same-2 {
+		t.Errorf("a log without lz4 replayed under lz4: %d batches with its load, %d without; want fewer", loaded, same)
+	}
+	if got := total(plain, lz4, &lz4); got != same {
+		t.Errorf("the log's own codec: %d batches, %d without LogCodec", got, same)
+	}
+	stalled := firstUseTrace(t, 400, time.Millisecond, 43, 30)
+	kept, unloaded := total(stalled, none, nil), total(stalled, none, &lz4)
+	if unloaded <= kept+2 {
+		t.Errorf("an lz4 log replayed under none: %d batches without its load, %d with; want more", unloaded, kept)
+	}
+	t.Logf("plain log under lz4: %d batches, with the load %d; lz4 log under none: %d, without its load %d", same, loaded, kept, unloaded)
+}

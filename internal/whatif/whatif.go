@@ -166,6 +166,8 @@ func Run(parts []segment.Partition, opts Options) (results []*Result, ignored []
 		if r.Replay, err = producer.ReplayMix(t.Sessions, was, fit.Plausible, ro); err != nil {
 			return nil, nil, fmt.Errorf("topic %s: %w: %w", t.Name, ErrReplay, err)
 		}
+		logCodec := was.Compression
+		ro.LogCodec = &logCodec
 		r.replayOpts = ro
 		if r.Predicted, err = r.predict(now); err != nil {
 			return nil, nil, err
