@@ -43,9 +43,12 @@ var knownMisses = map[string]struct {
 	outsideRange, medianOff bool
 	why                     string
 }{
-	// (t-slow1ms-l5-u3, pooled sticky partitions at a send every 1 ms, had
-	// its median 24 batches against the real 27.5 until the sender got a
-	// CPU while the application thread sleeps: docs/calibration.md)
+	// Both within max(1 batch, 5%, the real median's bootstrap half-width)
+	// since the application thread loses its CPU to each produce request
+	// (request-pause; docs/calibration.md), which took the held-out days'
+	// misses down and these two fitted cases' medians off by 5%.
+	"t-slow1ms-l5-u3":  {medianOff: true, why: "pooled sticky partitions at a send every 1 ms: 22 batches against the real 26, whose runs spread 0-65"},
+	"k3-d12-v10-b4096": {medianOff: true, why: "one key's partition of a 250-record burst: 7 batches against the real 8 (real 7-10)"},
 }
 
 // TestEnvelopeMatchesRealProducer: for every case the real Java producer

@@ -162,3 +162,32 @@ func TestSenderGetsCPUWhileAppSleeps(t *testing.T) {
 		})
 	}
 }
+
+// Each produce request takes the application thread off its CPU for a
+// while (Timing.RequestPause): a fixed-rate sender falls behind its
+// schedule after each request, and its linger-cut batches come further
+// apart. With the costs otherwise zero, the model without the pause is
+// the ideal one (never late).
+func TestRequestPause(t *testing.T) {
+	run := func(pause time.Duration) Layout {
+		c := DefaultConfig()
+		c.Records, c.ValueSize, c.LingerMs, c.SendInterval = 2000, 100, 10, 500*time.Microsecond
+		c.Timing = Timing{RequestPause: pause}
+		env, err := Simulate(c, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return env.Runs[0]
+	}
+	without, with := run(0), run(2*time.Millisecond)
+	if without.LateOver1ms != 0 {
+		t.Errorf("no pause: %d sends over 1 ms late", without.LateOver1ms)
+	}
+	if with.LateOver1ms < 20 {
+		t.Errorf("a 2 ms pause a request: %d sends over 1 ms late, want many", with.LateOver1ms)
+	}
+	if b0, b1 := without.Batches(0), with.Batches(0); b1 >= b0 {
+		t.Errorf("%d batches with the pause, %d without: want fewer", b1, b0)
+	}
+	t.Logf("batches %d -> %d, sends over 1 ms late %d -> %d", without.Batches(0), with.Batches(0), without.LateOver1ms, with.LateOver1ms)
+}

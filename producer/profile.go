@@ -138,6 +138,7 @@ var timingParams = []timingParam{
 	{"pause-every", func(t *Timing) any { return &t.PauseEvery }, false, "application thread stalls once every N sends on average (0: never)"},
 	{"idle-pause-every", func(t *Timing) any { return &t.IdlePauseEvery }, false, "pause-every while the application thread is idle, sleeping until its next send (0: the same)"},
 	{"pause-mean", func(t *Timing) any { return &t.PauseMean }, false, "mean length of an application-thread stall (exponential)"},
+	{"request-pause", func(t *Timing) any { return &t.RequestPause }, false, "application thread: mean time it loses the CPU when a produce request goes out, the broker handling it on the same cores (exponential; 0: none)"},
 	{"poll-granularity", func(t *Timing) any { return &t.PollGranularity }, false, "sender thread: granularity of its poll timeout (1ms: Java's whole milliseconds, a linger expiry met up to 1 ms late; 0: exact)"},
 	{"rtt-speed-floor", func(t *Timing) any { return &t.RTTSpeedFloor }, false, "least factor a fast run's sender speed puts on the round trip (1: a fast sender does not make the broker faster; 0: none)"},
 }

@@ -811,6 +811,20 @@ func (s *sim) counts(pb *pbatch) bool {
 // request puts a produce request in flight; acks=0 completes at once.
 func (s *sim) request(node int, batches []*pbatch) {
 	s.inflight[node]++
+	if s.arr == nil && s.state == appReady {
+		if p := s.clk.requestPauseNs(); p > 0 {
+			// the application thread is off its CPU for p: a send not yet
+			// begun begins after it (its timestamp too), one under way ends
+			// p later
+			if s.appTs >= s.now {
+				d := max(0, s.now+p-s.appTs)
+				s.appTs += d
+				s.appAt += d
+			} else {
+				s.appAt += p
+			}
+		}
+	}
 	if len(batches) > 0 && s.counts(batches[0]) {
 		s.requests++
 	}

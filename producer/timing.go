@@ -149,6 +149,10 @@ type Timing struct {
 	// where a busy one is only slower (0: PauseEvery).
 	IdlePauseEvery float64
 	PauseMean      time.Duration
+	// RequestPause is the mean time (exponential) the application thread
+	// loses its CPU when a produce request goes out: on a small machine
+	// the broker's threads handle the request on the same cores (0: none).
+	RequestPause time.Duration
 
 	// PollGranularity is the granularity of the sender's poll timeout:
 	// Java computes it in whole milliseconds from a clock read in
@@ -182,7 +186,7 @@ func DefaultTiming() Timing { return DefaultProfile().Timing }
 func (t *Timing) ideal() bool { return *t == Timing{} }
 
 func (t *Timing) valid() bool {
-	for _, d := range []time.Duration{t.PollGranularity, t.SenderStepMax, t.ColdClose, t.ColdCloseCompressed, t.ColdRTT, t.FirstRTT, t.FirstSend, t.SendCost, t.SendCostPerKB, t.SendCostKey, t.SendCostHeader, t.WakeLatency, t.IdleWakeLatency, t.LoopCost, t.CloseCost, t.PauseMean} {
+	for _, d := range []time.Duration{t.PollGranularity, t.SenderStepMax, t.ColdClose, t.ColdCloseCompressed, t.ColdRTT, t.FirstRTT, t.FirstSend, t.SendCost, t.SendCostPerKB, t.SendCostKey, t.SendCostHeader, t.WakeLatency, t.IdleWakeLatency, t.LoopCost, t.CloseCost, t.PauseMean, t.RequestPause} {
 		if d < 0 {
 			return false
 		}
@@ -217,6 +221,7 @@ type clock struct {
 	cold, coldDecay, coldRTT, firstRTT         float64
 	closes                                     int
 	pauseP, idlePauseP, pauseMean              float64
+	requestPause                               float64
 	appSpeed                                   float64
 	idleSenderJitter                           float64
 	// The sender's speed over the run is exp(sigma*senderZ), sigma
@@ -319,6 +324,7 @@ func (c *clock) setJitter(t Timing) {
 		c.idlePauseP = 1 / t.IdlePauseEvery
 	}
 	c.pauseMean = float64(t.PauseMean)
+	c.requestPause = float64(t.RequestPause)
 	c.idleSenderJitter = t.IdleSenderJitter
 	if c.idleSenderJitter == 0 {
 		c.idleSenderJitter = c.senderJitter
@@ -378,6 +384,15 @@ func (c *clock) sendCost(i int64, size int, keyed bool, headers int, duty float6
 		ns += c.pauseMean * c.rng.ExpFloat64()
 	}
 	return int64(ns)
+}
+
+// requestPause is how long the application thread loses its CPU to a
+// produce request going out.
+func (c *clock) requestPauseNs() int64 {
+	if c.ideal || c.requestPause == 0 {
+		return 0
+	}
+	return int64(c.requestPause * c.rng.ExpFloat64())
 }
 
 // batchCost is the application thread's extra time for creating a batch
