@@ -294,7 +294,7 @@ func ReplayMix(traces []*Trace, cfg Config, senders []Sender, opts ReplayOptions
 		cfgs[i] = cfg
 		snd.Apply(&cfgs[i])
 		cfgs[i].Timing.CodecLoad = firstUseLoad(cfg.Compression, opts.LogCodec)
-		if cfgs[i].Timing.CodecLoad > 0 || opts.LogCodec != nil && *opts.LogCodec != cfg.Compression {
+		if opts.LogCodec != nil && *opts.LogCodec != cfg.Compression {
 			cfgs[i].unload = DefaultTiming().Codecs[*opts.LogCodec].Load
 		}
 	}

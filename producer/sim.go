@@ -127,7 +127,7 @@ type sim struct {
 	arr *arrivals
 	// catchUp is a trace replay's application thread catching up: a
 	// record whose arrival the replay delayed (a codec load the log did
-	// not have) takes the calibrated profile's warm send() cost
+	// not have) takes the calibrated profile's send() cost
 	catchUp   bool
 	tally     func(part, records, bytes int, cut string)
 	countFrom int64

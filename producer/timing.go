@@ -386,8 +386,8 @@ func (c *clock) sendCost(i int64, size int, keyed bool, headers int, duty float6
 	return int64(ns)
 }
 
-// requestPause is how long the application thread loses its CPU to a
-// produce request going out.
+// requestPauseNs draws how long the application thread loses its CPU to
+// a produce request going out.
 func (c *clock) requestPauseNs() int64 {
 	if c.ideal || c.requestPause == 0 {
 		return 0
