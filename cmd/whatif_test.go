@@ -45,6 +45,25 @@ func TestWhatifText(t *testing.T) {
 	}
 }
 
+// A codec change says what the replay does with the codecs' first use;
+// the same codec says nothing of it.
+func TestWhatifCodecFirstUseText(t *testing.T) {
+	stdout, stderr, code := runKseg(t, "whatif", whatifLog, "--was", "linger.ms=5", "--was", "batch.size=4096", "--set", "compression.type=lz4", "--runs", "10")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if want := "gives each producer session's first send lz4's load (43 ms)"; !strings.Contains(stdout, want) {
+		t.Errorf("output lacks %q:\n%s", want, stdout)
+	}
+	if strings.Contains(stdout, "out of the log's arrivals") {
+		t.Errorf("a log without a codec has no load to take out:\n%s", stdout)
+	}
+	stdout, _, _ = runKseg(t, "whatif", whatifLog, "--was", "linger.ms=5", "--was", "batch.size=4096", "--set", "linger.ms=20", "--runs", "10")
+	if strings.Contains(stdout, "first use") {
+		t.Errorf("no codec change, yet:\n%s", stdout)
+	}
+}
+
 // Without --was the original settings are explain's, printed with their
 // confidence and marked inferred in the JSON.
 func TestWhatifInferred(t *testing.T) {

@@ -293,9 +293,8 @@ func ReplayMix(traces []*Trace, cfg Config, senders []Sender, opts ReplayOptions
 	for i, snd := range senders {
 		cfgs[i] = cfg
 		snd.Apply(&cfgs[i])
-		cfgs[i].Timing.CodecLoad = firstUseLoad(cfg.Compression, opts.LogCodec)
-		if opts.LogCodec != nil && *opts.LogCodec != cfg.Compression {
-			cfgs[i].unload = DefaultTiming().Codecs[*opts.LogCodec].Load
+		if opts.LogCodec != nil {
+			cfgs[i].Timing.CodecLoad, cfgs[i].unload = CodecFirstUse(*opts.LogCodec, cfg.Compression)
 		}
 	}
 	sims, err := simulateWindows(wins, cfgs, res.SimRuns, opts.Workers)
@@ -374,14 +373,17 @@ func simulateWindows(wins []window, cfgs []Config, runs, workers int) ([][]RunLa
 	return out, fail
 }
 
-// firstUseLoad is the application thread's extra time at a replayed
-// session's first send: the load of codec when the log was written
-// without it (its arrivals then lack it), else none.
-func firstUseLoad(codec batch.Codec, logCodec *batch.Codec) time.Duration {
-	if logCodec == nil || *logCodec == codec {
-		return 0
+// CodecFirstUse is what a replay under codec changes in the first send of
+// each session of a log written with logCodec: the new codec's load it
+// adds, and the log's own it takes out of the arrivals (Trace.
+// withoutFirstUse), from the timing profile's measured loads. Both are 0
+// when the codec is the log's.
+func CodecFirstUse(logCodec, codec batch.Codec) (added, removed time.Duration) {
+	if logCodec == codec {
+		return 0, 0
 	}
-	return DefaultTiming().Codecs[codec].Load
+	loads := DefaultTiming().Codecs
+	return loads[codec].Load, loads[logCodec].Load
 }
 
 // simulateWindow is run r of window w.

@@ -66,6 +66,15 @@ func whatifTopicText(w *bufio.Writer, r *whatif.Result) {
 		fmt.Fprintf(w, "  no data records\n")
 		return
 	}
+	if added, removed := producer.CodecFirstUse(r.Was.Compression, r.Now.Compression); added > 0 || removed > 0 {
+		fmt.Fprintf(w, "  codec's first use: Java loads a codec in the first send() that uses it; the replay under %s\n", r.Now.Compression)
+		if added > 0 {
+			fmt.Fprintf(w, "    gives each producer session's first send %s's load (%s), the records due meanwhile waiting\n", r.Now.Compression, ms(added))
+		}
+		if removed > 0 {
+			fmt.Fprintf(w, "    takes %s's load (%s) out of the log's arrivals where a session shows it (a gap after its first record)\n", r.Was.Compression, ms(removed))
+		}
+	}
 	s := r.Fit.Sender
 	fmt.Fprintf(w, "  sender fitted to the log: lag %s, close %s a batch, round trip %s (%d senders tried on %d records)\n",
 		ms(s.Lag), ms(s.Close), ms(s.RTT), r.Fit.Evaluations, r.Fit.Records)
