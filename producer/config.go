@@ -99,9 +99,9 @@ type Config struct {
 	Inject []Fault
 
 	spread Spread // a trace replay's arrivals within a millisecond
-	// unload is the codec load a trace replay takes out of the arrivals of
-	// its session's first sends (the log's codec, replayed under another)
-	unload time.Duration
+	// early are a trace replay's first arrivals without the log's codec
+	// load (Trace.withoutFirstUse), computed once per window
+	early []int64
 }
 
 // DefaultConfig returns the Java producer's and broker's defaults.

@@ -180,6 +180,9 @@ type window struct {
 	t                *Trace
 	lo, hi           int
 	countLo, countHi int
+	// early are the first arrivals without the log's codec load, in a
+	// session's first window of a replay under another codec
+	early []int64
 }
 
 // planWindows cuts t into windows of about w records: at an idle gap
@@ -294,7 +297,16 @@ func ReplayMix(traces []*Trace, cfg Config, senders []Sender, opts ReplayOptions
 		cfgs[i] = cfg
 		snd.Apply(&cfgs[i])
 		if opts.LogCodec != nil {
-			cfgs[i].Timing.CodecLoad, cfgs[i].unload = CodecFirstUse(*opts.LogCodec, cfg.Compression)
+			cfgs[i].Timing.CodecLoad, _ = CodecFirstUse(*opts.LogCodec, cfg.Compression)
+		}
+	}
+	if opts.LogCodec != nil {
+		if _, removed := CodecFirstUse(*opts.LogCodec, cfg.Compression); removed > 0 {
+			for w := range wins {
+				if wins[w].lo == 0 {
+					wins[w].early = wins[w].t.view(wins[w].lo, wins[w].hi).withoutFirstUse(removed)
+				}
+			}
 		}
 	}
 	sims, err := simulateWindows(wins, cfgs, res.SimRuns, opts.Workers)
@@ -392,8 +404,9 @@ func simulateWindow(win *window, cfg Config, w, r int, sizes *sizeCache, builder
 	c := cfg
 	if win.lo > 0 {
 		// the session's first send is in an earlier window
-		c.Timing.CodecLoad, c.unload = 0, 0
+		c.Timing.CodecLoad = 0
 	}
+	c.early = win.early
 	c.Records = int64(v.Len())
 	c.StartTime = v.StartMs + int64(v.rec(0).ms)
 	c.Run = cfg.Run + r

@@ -211,7 +211,7 @@ func newSimWith(cfg *Config, sink func(int, []byte, int64) error, recs *records,
 	if recs.trace != nil {
 		s.light = s.sizeOnly && cfg.Compression == batch.CodecNone
 		s.arr = newArrivals(recs.trace, cfg.spread, cfg.Seed, cfg.Run)
-		s.arr.early = recs.trace.withoutFirstUse(cfg.unload)
+		s.arr.early = cfg.early
 		s.catchUp = cfg.Timing.CodecLoad > 0
 		if cfg.Records > 0 {
 			s.appTs = s.arr.at(0)
