@@ -64,6 +64,11 @@ type FitOptions struct {
 	// Rounds is how many of the search's rounds of steps (coarse to
 	// fine) a fit takes (0: all five); fewer is a coarser, cheaper fit.
 	Rounds int
+	// PollGranularity is the senders' (Sender.PollGranularity): what-if
+	// replays take Java's (DefaultTiming), explain's backward fits none
+	// (docs/calibration.md, "The sender's whole-millisecond poll
+	// timeout in the replay").
+	PollGranularity time.Duration
 }
 
 // TraceTiming is the fitted sender as a producer Timing and round trip,
@@ -167,7 +172,7 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 	ceil := [3]float64{2e9, 20e6, 2e9}
 	mk := func(p [3]float64) Sender {
 		return Sender{Lag: time.Duration(p[0]), Close: time.Duration(p[1]), RTT: time.Duration(p[2]),
-			Jitter: senderJitter, RunJitter: senderRunJitter, RTTJitter: senderRTTJitter}
+			Jitter: senderJitter, RunJitter: senderRunJitter, RTTJitter: senderRTTJitter, PollGranularity: opts.PollGranularity}
 	}
 	prior := p
 	// A log often cannot tell a parameter (a log cut by linger.ms says

@@ -33,6 +33,12 @@ type Sender struct {
 	// close), RunJitter that of the sender's speed over one run (it
 	// scales the round trip too), RTTJitter that of each round trip.
 	Jitter, RunJitter, RTTJitter float64
+	// PollGranularity is Java's whole-millisecond poll timeout
+	// (Timing.PollGranularity; 0: a linger expiry is met exactly). A
+	// log's linger-cut batches show it: without it, a sender fitted to
+	// them takes it for lag, and one fitted to a log without linger
+	// waits (linger.ms 0) lacks it at a longer linger.ms.
+	PollGranularity time.Duration
 }
 
 // Default jitters of a calibrated sender, not fitted to each log (a log's
@@ -69,6 +75,7 @@ func (s Sender) Timing() Timing {
 		SenderRunJitter:     s.RunJitter,
 		IdleSenderRunJitter: s.RunJitter,
 		RTTJitter:           s.RTTJitter,
+		PollGranularity:     s.PollGranularity,
 		// the codecs' costs per KiB are the calibrated profile's
 		Codecs: DefaultTiming().Codecs,
 	}

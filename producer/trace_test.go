@@ -618,3 +618,29 @@ func TestReplayCodecFirstUse(t *testing.T) {
 	}
 	t.Logf("plain log under lz4: %d batches, with the load %d; lz4 log under none: %d, without its load %d", same, loaded, kept, unloaded)
 }
+
+// TestReplayPollGranularity: with Java's whole-millisecond poll timeout a
+// replay's linger expiries are met up to a millisecond late, so at
+// linger.ms 5 on a record every 2 ms the batches hold more records and
+// are fewer; at linger.ms 0 nothing waits for a poll and nothing changes.
+func TestReplayPollGranularity(t *testing.T) {
+	tr := firstUseTrace(t, 600, 2*time.Millisecond, 0, 1)
+	total := func(linger int64, pg time.Duration) int {
+		s := Sender{Lag: 100 * time.Microsecond, Close: 20 * time.Microsecond, RTT: time.Millisecond, PollGranularity: pg}
+		cfg := DefaultConfig()
+		cfg.LingerMs = linger
+		rr, err := Replay([]*Trace{tr}, cfg, s, ReplayOptions{Runs: 5, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rr.TotalBatches().P50
+	}
+	exact, polled := total(5, 0), total(5, time.Millisecond)
+	if polled >= exact {
+		t.Errorf("linger.ms 5: %d batches with the poll timeout, %d without; want fewer", polled, exact)
+	}
+	if a, b := total(0, 0), total(0, time.Millisecond); a != b {
+		t.Errorf("linger.ms 0: %d batches with the poll timeout, %d without; want the same", b, a)
+	}
+	t.Logf("linger.ms 5: %d batches met exactly, %d with the poll timeout", exact, polled)
+}

@@ -21,18 +21,18 @@ func props(s whatifdata.Setting) []producer.Property {
 	return out
 }
 
-// TestWhatifValidationData replays run 0 of each group's first setting
-// (calm and loaded) under each of the group's other settings and scores the
-// predictions against the real runs at those settings (the issue's
-// criteria, whatifdata.Score), group by group, on both data sets
-// (testdata/whatif and testdata/whatif-busy). The floors are
+// TestWhatifValidationData replays the first logged run of each group's
+// first setting (calm and loaded) under each of the group's other settings
+// and scores the predictions against the real runs at those settings (the
+// issue's criteria, whatifdata.Score), group by group, on every data set
+// (testdata/whatif, whatif-busy and whatif-long). The floors are
 // the figures measured when the test was written, less a margin for the
 // runs' randomness (--runs 50 here, 200 in docs/calibration.md's table).
 func TestWhatifValidationData(t *testing.T) {
 	if testing.Short() {
-		t.Skip("replays 24 logs a data set")
+		t.Skip("replays 8 to 24 logs a data set")
 	}
-	for _, set := range []string{"whatif", "whatif-busy"} {
+	for _, set := range []string{"whatif", "whatif-busy", "whatif-long"} {
 		t.Run(set, func(t *testing.T) { validate(t, set) })
 	}
 }
@@ -46,11 +46,17 @@ func validate(t *testing.T, set string) {
 	for _, g := range d.Groups {
 		from := g.Settings[0]
 		for _, cond := range []string{whatifdata.Calm, whatifdata.Loaded} {
-			runs := d.RunsAt(g.Name, from.Name, cond)
-			if len(runs) == 0 || runs[0].Logs == "" {
+			var logged *whatifdata.Run // the first run with its logs (runs 0 and 1, or a newer set's middle runs)
+			for _, r := range d.RunsAt(g.Name, from.Name, cond) {
+				if r.Logs != "" {
+					logged = &r
+					break
+				}
+			}
+			if logged == nil {
 				continue
 			}
-			dirs, err := d.Extract(runs[0], t.TempDir())
+			dirs, err := d.Extract(*logged, t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,16 +100,19 @@ func validate(t *testing.T, set string) {
 // figures measured at --runs 50, seed 1, less a margin for the runs'
 // randomness.
 var floors = map[string]struct{ median, inside, replay float64 }{
-	// measured (the idle set): calm 12/22, 170/176, 14/22; loaded 14/22,
-	// 164/176, 16/22 (the 200-run score of every pair, docs/calibration.md,
-	// has 64% and 62% of medians and 98% and 100% of self-checks within:
-	// this subset of 22 items at one seed is noisier, and six of its
-	// self-checks are one log's, 6% off)
+	// measured (the idle set, with the poll timeout): calm 17/22,
+	// 171/176, 22/22; loaded 14/22, 161/176, 16/22 (the 200-run score of
+	// every pair, docs/calibration.md, has 71% and 59% of medians and 98%
+	// and 100% of self-checks within: this subset of 22 items at one
+	// seed is noisier, and six of its self-checks are one log's)
 	"whatif/" + whatifdata.Calm:   {0.45, 0.85, 0.55},
 	"whatif/" + whatifdata.Loaded: {0.55, 0.80, 0.65},
-	// measured: calm 21/22, 116/176, 16/22; loaded 21/22, 132/176, 18/22
-	"whatif-busy/" + whatifdata.Calm:   {0.85, 0.60, 0.65},
+	// measured: calm 21/22, 115/176, 14/22; loaded 21/22, 128/176, 18/22
+	"whatif-busy/" + whatifdata.Calm:   {0.85, 0.60, 0.55},
 	"whatif-busy/" + whatifdata.Loaded: {0.85, 0.70, 0.75},
+	// measured: calm 8/10, 71/80, 10/10; loaded 9/10, 61/80, 10/10
+	"whatif-long/" + whatifdata.Calm:   {0.65, 0.80, 0.85},
+	"whatif-long/" + whatifdata.Loaded: {0.70, 0.65, 0.85},
 }
 
 // predictions turns one topic's what-if into the scorer's predictions: one

@@ -157,7 +157,8 @@ func Run(parts []segment.Partition, opts Options) (results []*Result, ignored []
 			results = append(results, r)
 			continue
 		}
-		fit, err := producer.FitSender(t.Sessions, was, producer.FitOptions{Seed: opts.Seed, Workers: opts.Workers, MaxRecords: opts.FitRecords})
+		fit, err := producer.FitSender(t.Sessions, was, producer.FitOptions{Seed: opts.Seed, Workers: opts.Workers, MaxRecords: opts.FitRecords,
+			PollGranularity: producer.DefaultTiming().PollGranularity})
 		if err != nil {
 			return nil, nil, fmt.Errorf("topic %s: fitting the sender: %w", t.Name, err)
 		}
