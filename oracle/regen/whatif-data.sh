@@ -4,14 +4,16 @@
 # (group, setting) run RUNS times on the machine as it is ("calm") and RUNS times with the machine
 # loaded by two busy processes this script starts and stops ("loaded").
 #
-#   oracle/regen/whatif-data.sh [--runs N] [--logs K] [--only REGEX] [--out DIR] [--keep DIR]
+#   oracle/regen/whatif-data.sh [--runs N] [--logs K] [--only REGEX] [--out DIR] [--keep DIR] [--set long]
 #   oracle/regen/whatif-data.sh --provenance [--out DIR]   only rewrite OUT/PROVENANCE.md
 #
 #   --runs N      runs per (group, setting, condition) (default 8)
-#   --logs K      keep the .log files of the first K runs of each (default 2)
+#   --logs K      keep the .log files of the K middle runs of each (default 2: runs 3 and 4 of 8)
 #   --only REGEX  only the groups whose name matches (OUT then holds only their runs and logs:
 #                 give another --out for a partial run)
 #   --out DIR     where the data goes (default testdata/whatif)
+#   --set long    the long groups (5-6 s runs, oracle/whatif/groups.go; give --out
+#                 testdata/whatif-long)
 #   --keep DIR    keep the work tree (broker logs, traces) in DIR
 #   --provenance  (re)write OUT/PROVENANCE.md from OUT's data and this machine, nothing else
 #
@@ -36,13 +38,16 @@ while [ $# -gt 0 ]; do
     --only) ONLY=$2; shift ;;
     --out) OUT=$2; shift ;;
     --keep) KEEP=$2; shift ;;
+    --set) export KSEG_WHATIF_SET=$2; shift ;;
     --provenance) PROV=1 ;;
-    *) sed -n '7,15p' "$0" >&2; exit 2 ;;
+    *) sed -n '7,17p' "$0" >&2; exit 2 ;;
   esac
   shift
 done
 cd "$REPO"
 OUT=${OUT:-$REPO/testdata/whatif}
+REGEN_ARGS=""
+if [ -n "${KSEG_WHATIF_SET:-}" ]; then REGEN_ARGS=" --set $KSEG_WHATIF_SET --out testdata/$(basename "$OUT")"; fi
 T0=$SECONDS
 
 # provenance MINUTES: write OUT/PROVENANCE.md (versions, machine, load, the runs' summary).
@@ -50,9 +55,9 @@ provenance() {
   local cpu
   cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
   {
-    echo "# testdata/whatif: provenance"
+    echo "# testdata/$(basename "$OUT"): provenance"
     echo
-    echo "Made by \`bash oracle/regen/whatif-data.sh\` (see docs/calibration.md, \"What-if validation data\")."
+    echo "Made by \`bash oracle/regen/whatif-data.sh$REGEN_ARGS\` (see docs/calibration.md, \"What-if validation data\")."
     echo
     echo "- Kafka $(kafka_version) (broker and Java producer, from Maven Central), $("$JAVA" -version 2>&1 | head -n 1)"
     echo "- machine: $(nproc) CPUs ($cpu), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM, $(uname -sr)"
@@ -64,7 +69,7 @@ provenance() {
     echo "  runs after it); CPU pressure is /proc/pressure/cpu \"some avg10\", the share of the last 10 s"
     echo "  in which a task waited for a CPU."
     echo
-    echo "Regenerate: \`bash oracle/regen/whatif-data.sh\` (writes testdata/whatif/; no two runs give the"
+    echo "Regenerate: \`bash oracle/regen/whatif-data.sh$REGEN_ARGS\` (writes testdata/$(basename "$OUT")/; no two runs give the"
     echo "same batches, so regenerate the whole directory and commit it together)."
     echo
     echo "## The runs"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"maps"
+	"os"
 
 	"github.com/kseg/kseg/internal/whatifdata"
 )
@@ -19,6 +20,11 @@ func props(linger, batch int, codec, acks string) map[string]string {
 	}
 }
 
+// set is a setting of a group.
+func set(name string, p map[string]string) whatifdata.Setting {
+	return whatifdata.Setting{Name: name, Props: p}
+}
+
 // with returns a copy of p with the given key/value pairs changed.
 func with(p map[string]string, kv ...string) map[string]string {
 	q := maps.Clone(p)
@@ -28,13 +34,41 @@ func with(p map[string]string, kv ...string) map[string]string {
 	return q
 }
 
-// groups: a fixed arrival schedule each, run under 3 settings; the first is the group's base and
-// each other changes one thing from it. Sizes keep a run to about 0.6–1.2 s of sending and the
-// recorded logs small.
+// groups are the set KSEG_WHATIF_SET names: the committed one (testdata/whatif) by default, or
+// "long" (longGroups).
 func groups() []whatifdata.Group {
-	set := func(name string, p map[string]string) whatifdata.Setting {
-		return whatifdata.Setting{Name: name, Props: p}
+	if os.Getenv("KSEG_WHATIF_SET") == "long" {
+		return longGroups()
 	}
+	return shortGroups()
+}
+
+// longGroups run 5–6 s each, where a cold JVM's first few hundred milliseconds are a small part
+// of the run: testdata/whatif-long (oracle/regen/whatif-data.sh --set long --out
+// testdata/whatif-long).
+func longGroups() []whatifdata.Group {
+	k := props(5, 16384, "none", "all")
+	u := props(10, 16384, "none", "all")
+	return []whatifdata.Group{
+		{
+			Name: "long-fixed-1ms-p4-keyed", Arrivals: whatifdata.Arrivals{Process: "fixed", IntervalUs: 1000, Seed: 31},
+			Records: 6000, Partitions: 4, Keyed: true, Keys: 64,
+			Settings: []whatifdata.Setting{set("base", k), set("linger20", with(k, "linger.ms", "20")),
+				set("lz4", with(k, "compression.type", "lz4"))},
+		},
+		{
+			Name: "long-poisson-500us-p3", Arrivals: whatifdata.Arrivals{Process: "poisson", IntervalUs: 500, Seed: 37},
+			Records: 10000, Partitions: 3,
+			Settings: []whatifdata.Setting{set("base", u), set("linger0", with(u, "linger.ms", "0")),
+				set("zstd", with(u, "compression.type", "zstd"))},
+		},
+	}
+}
+
+// shortGroups: a fixed arrival schedule each, run under 3 settings; the first is the group's base
+// and each other changes one thing from it. Sizes keep a run to about 0.6–1.2 s of sending and the
+// recorded logs small.
+func shortGroups() []whatifdata.Group {
 	g1 := props(5, 16384, "none", "all")
 	g2 := props(10, 16384, "none", "all")
 	g3 := props(20, 16384, "zstd", "all")

@@ -13,26 +13,27 @@ import (
 // TestGroupsCommitted: testdata/whatif/groups.json describes the groups defined here (change
 // both together: a changed definition needs regenerated runs).
 func TestGroupsCommitted(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "whatif", "groups.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []whatifdata.Group
-	if err := json.Unmarshal(b, &got); err != nil {
-		t.Fatal(err)
-	}
-	want := groups()
-	for i := range want {
-		want[i].Values = values
-		want[i].Schedule = "schedules/" + want[i].Name + ".txt"
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("testdata/whatif/groups.json differs from groups():\n got %+v\nwant %+v", got, want)
+	for dir, gs := range map[string][]whatifdata.Group{"whatif": shortGroups(), "whatif-long": longGroups()} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", dir, "groups.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []whatifdata.Group
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		for i := range gs {
+			gs[i].Values = values
+			gs[i].Schedule = "schedules/" + gs[i].Name + ".txt"
+		}
+		if !reflect.DeepEqual(got, gs) {
+			t.Errorf("testdata/%s/groups.json differs from its groups:\n got %+v\nwant %+v", dir, got, gs)
+		}
 	}
 }
 
 func TestGroupsShape(t *testing.T) {
-	for _, g := range groups() {
+	for _, g := range append(shortGroups(), longGroups()...) {
 		first := g.Settings[0].Props
 		for _, s := range g.Settings[1:] {
 			changed := 0
@@ -47,6 +48,21 @@ func TestGroupsShape(t *testing.T) {
 		}
 		if g.Keyed != (g.Keys > 0) {
 			t.Errorf("%s: keyed %v with %d keys", g.Name, g.Keyed, g.Keys)
+		}
+	}
+}
+
+func TestLogRuns(t *testing.T) {
+	for _, c := range []struct{ n, logs, lo, hi int }{
+		{8, 2, 3, 5},
+		{8, 3, 2, 5},
+		{8, 0, 4, 4},
+		{3, 2, 0, 2},
+		{2, 5, 0, 2},
+		{1, 1, 0, 1},
+	} {
+		if lo, hi := logRuns(c.n, c.logs); lo != c.lo || hi != c.hi {
+			t.Errorf("logRuns(%d, %d) = %d, %d; want %d, %d", c.n, c.logs, lo, hi, c.lo, c.hi)
 		}
 	}
 }
