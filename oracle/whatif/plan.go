@@ -85,7 +85,7 @@ type trace struct {
 
 // assemble reads WORK/index.tsv (group setting condition run topic), WORK/runs/<topic>.load and
 // .trace.json, and WORK/count.ndjson, and writes OUT/runs.ndjson and OUT/logs/ (the logs of the
-// middle logs runs of each setting: logRuns).
+// middle runs of each setting: logRuns).
 func assemble(work, out string, logs int) error {
 	counts := map[string][]countLine{}
 	f, err := os.Open(filepath.Join(work, "count.ndjson"))
@@ -210,11 +210,10 @@ func assemble(work, out string, logs int) error {
 	return os.WriteFile(filepath.Join(out, "runs.ndjson"), []byte(sb.String()), 0o644)
 }
 
-// logRuns are the runs [lo, hi) whose logs are kept, of n runs a setting: the logs middle ones,
-// since the runs go round-robin over the pass and the machine and the broker drift over it (the
-// first long set's runs made more batches the later they ran: runs 0 and 1 sat at a mean rank of
-// 0.26 and 0.32 among 8, runs 6 and 7 at 0.74 and 0.73), so that the logs do not come from one
-// end of their settings' spread.
+// logRuns are the runs [lo, hi) of n a setting whose logs are kept: the middle ones. Runs go
+// round-robin over the pass, and run 0, the first after the broker starts, sat at the slow end of
+// its setting's runs in all three passes of the long set (mean rank 0.25-0.28 of 1), so logs of the
+// first runs start a prediction from a slow run (docs/calibration.md, "Longer runs").
 func logRuns(n, logs int) (lo, hi int) {
 	logs = min(max(logs, 0), n)
 	lo = (n - logs) / 2
