@@ -184,6 +184,21 @@ func est(c batch.Codec, unc int, r float32) int {
 	return batch.HeaderSize + int(f)
 }
 
+// lowerEstimate is the least state CompressionRatioEstimator.updateEstimation
+// can reach from any state in [lo, hi] when a batch of ratio obs closes,
+// taking a rise as the deteriorate step alone: so it stays at or below
+// the replay's own state.
+func lowerEstimate(lo, hi, obs float32) float32 {
+	switch {
+	case hi < obs: // every state rises
+		return float32(lo + 0.05)
+	case lo >= obs: // every state falls, to no less than obs
+		return float32(math.Max(float64(float32(lo-0.005)), float64(obs)))
+	default: // the states below obs rise, the others fall to obs at least
+		return min(float32(lo+0.05), obs)
+	}
+}
+
 // updateEstimate is CompressionRatioEstimator.updateEstimation.
 func updateEstimate(e, observed float32) float32 {
 	switch {
@@ -854,20 +869,29 @@ func (p *Producer) estimateRatios(data []*Batch, codec batch.Codec) {
 	}
 	order := append([]*Batch(nil), data...)
 	sort.SliceStable(order, func(i, j int) bool { return order[i].LastTs < order[j].LastTs })
+	// states are the estimator's replay; low is a floor under it that
+	// lets every rise be the deteriorate step alone. A rise goes to
+	// max(estimate + 0.05, observed), and the ratio the producer observed
+	// may be a hair below the one the log's bytes give: a held-out gzip
+	// log needed a state 0.005 below the replay's after such a rise
+	// (docs/explain.md), and every later state depends on it.
 	states := make([]float32, len(order)+1)
-	states[0] = 1
+	low := make([]float32, len(order)+1)
+	states[0], low[0] = 1, 1
 	for k, b := range order {
-		states[k+1] = states[k]
+		states[k+1], low[k+1] = states[k], low[k]
 		if b.Codec != batch.CodecNone && b.Uncompressed > 0 {
-			states[k+1] = updateEstimate(states[k], float32(b.Bytes-batch.HeaderSize)/float32(b.Uncompressed))
+			obs := float32(b.Bytes-batch.HeaderSize) / float32(b.Uncompressed)
+			states[k+1] = updateEstimate(states[k], obs)
+			low[k+1] = lowerEstimate(low[k], states[k], obs)
 		}
 	}
 	// A burst creates batches before any is closed (they all start from
 	// 1.0), a trickle after the previous one closed: any state up to the
 	// batch's own close is possible.
-	lo, hi := states[0], states[0]
+	lo, hi := low[0], states[0]
 	for k, b := range order {
-		lo, hi = min(lo, states[k]), max(hi, states[k])
+		lo, hi = min(lo, low[k]), max(hi, states[k])
 		b.ratio = [2]float32{lo, hi}
 	}
 }
