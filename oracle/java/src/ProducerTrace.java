@@ -16,6 +16,10 @@
 // OUT (JSON, one object): how far the application thread fell behind its schedule (lateness of
 // each send's start: p50, p99, max, how many more than 1 ms late), the sending span (first send to
 // last send returned), flush time, JVM start to first send, and a few producer metrics.
+//
+// With KSEG_TRACE_ESTIMATE=1 in the environment and a compression.type, OUT.estimate gets the
+// producer's compression ratio estimate for the topic (CompressionRatioEstimator) after each
+// send, one line per record: what a batch created then was sized by.
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -35,6 +39,8 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.record.internal.CompressionRatioEstimator;
+import org.apache.kafka.common.record.internal.CompressionType;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 public class ProducerTrace {
@@ -66,6 +72,8 @@ public class ProducerTrace {
 
         int n = at.length;
         long[] late = new long[n];
+        CompressionType codec = CompressionType.forName(p.getProperty(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none"));
+        float[] estimate = "1".equals(System.getenv("KSEG_TRACE_ESTIMATE")) && codec != CompressionType.NONE ? new float[n] : null;
         AtomicReference<Exception> failed = new AtomicReference<>();
         Map<String, Double> metrics = new HashMap<>();
         long t0, lastEnd, flushNs;
@@ -84,6 +92,7 @@ public class ProducerTrace {
                 producer.send(new ProducerRecord<>(topic, key, vals[i % vals.length]), (md, e) -> {
                     if (e != null) failed.compareAndSet(null, e);
                 });
+                if (estimate != null) estimate[i] = CompressionRatioEstimator.estimation(topic, codec);
             }
             lastEnd = System.nanoTime();
             long f0 = System.nanoTime();
@@ -117,6 +126,11 @@ public class ProducerTrace {
         }
         j.append("}}\n");
         Files.writeString(Path.of(args[6]), j.toString());
+        if (estimate != null) {
+            StringBuilder es = new StringBuilder();
+            for (float f : estimate) es.append(f).append('\n');
+            Files.writeString(Path.of(args[6] + ".estimate"), es.toString());
+        }
     }
 
     static long[] schedule(Path file) throws Exception {
