@@ -191,21 +191,27 @@ func est(c batch.Codec, unc int, r float32) int {
 func lowerEstimate(lo, hi, obs float32) float32 {
 	switch {
 	case hi < obs: // every state rises
-		return float32(lo + 0.05)
+		return float32(lo + ratioDeteriorateStep)
 	case lo >= obs: // every state falls, to no less than obs
-		return float32(math.Max(float64(float32(lo-0.005)), float64(obs)))
+		return float32(math.Max(float64(float32(lo-ratioImprovingStep)), float64(obs)))
 	default: // the states below obs rise, the others fall to obs at least
-		return min(float32(lo+0.05), obs)
+		return min(float32(lo+ratioDeteriorateStep), obs)
 	}
 }
+
+// CompressionRatioEstimator's steps.
+const (
+	ratioDeteriorateStep float32 = 0.05
+	ratioImprovingStep   float32 = 0.005
+)
 
 // updateEstimate is CompressionRatioEstimator.updateEstimation.
 func updateEstimate(e, observed float32) float32 {
 	switch {
 	case observed > e:
-		return float32(math.Max(float64(float32(e+0.05)), float64(observed)))
+		return float32(math.Max(float64(float32(e+ratioDeteriorateStep)), float64(observed)))
 	case observed < e:
-		return float32(math.Max(float64(float32(e-0.005)), float64(observed)))
+		return float32(math.Max(float64(float32(e-ratioImprovingStep)), float64(observed)))
 	}
 	return e
 }
