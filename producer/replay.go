@@ -152,7 +152,7 @@ type ReplayOptions struct {
 	Spread Spread // where the records of one millisecond go
 	// Workers simulate windows at once (0: GOMAXPROCS).
 	Workers int
-	// WindowRecords is the records of one window (0: 100,000), and
+	// WindowRecords is the records of one window (0: DefaultWindowRecords), and
 	// Budget the record sends a replay may simulate (0: 20 million):
 	// past it each window is simulated fewer times than Runs (at least
 	// minSimRuns) and the runs are composed of them (see Replay).
@@ -176,6 +176,10 @@ type ReplayResult struct {
 	// simulations when SimRuns < len(Runs)).
 	Windows, SimRuns int
 }
+
+// DefaultWindowRecords is the records of one replay window
+// (ReplayOptions.WindowRecords 0).
+const DefaultWindowRecords = 100000
 
 // minSimRuns is the fewest simulations of each window runs are
 // composed of.
@@ -274,7 +278,7 @@ func ReplayMix(traces []*Trace, cfg Config, senders []Sender, opts ReplayOptions
 	}
 	wr := opts.WindowRecords
 	if wr <= 0 {
-		wr = 100000
+		wr = DefaultWindowRecords
 	}
 	gap := uint32(min(cfg.LingerMs+1000+10*cfg.RTT.Milliseconds(), math.MaxUint32/2))
 	var wins []window
