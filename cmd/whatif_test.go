@@ -45,6 +45,24 @@ func TestWhatifText(t *testing.T) {
 	}
 }
 
+// A replay that misses the log's own batch count says its medians are not
+// to be trusted: here the original settings given are not the log's
+// (written at linger.ms=5, batch.size=4096).
+func TestWhatifSelfCheckWarning(t *testing.T) {
+	const warning = "warning: the replay misses the log's own batch count"
+	stdout, stderr, code := runKseg(t, "whatif", whatifLog, "--was", "linger.ms=0", "--was", "batch.size=16384", "--set", "linger.ms=20", "--runs", "20")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, warning) {
+		t.Errorf("wrong original settings, no warning:\n%s", stdout)
+	}
+	stdout, _, _ = runKseg(t, "whatif", whatifLog, "--was", "linger.ms=5", "--was", "batch.size=4096", "--set", "linger.ms=20", "--runs", "20")
+	if strings.Contains(stdout, warning) {
+		t.Errorf("the log's own settings, yet a warning:\n%s", stdout)
+	}
+}
+
 // A codec change says what the replay does with the codecs' first use;
 // the same codec says nothing of it.
 func TestWhatifCodecFirstUseText(t *testing.T) {

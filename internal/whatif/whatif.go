@@ -3,6 +3,7 @@ package whatif
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
@@ -79,6 +80,23 @@ func (r *Result) PredictAlso(set []producer.Property) (*producer.ReplayResult, e
 		return nil, err
 	}
 	return r.predict(cfg)
+}
+
+// Reproduces is the self-check's verdict: the replay's median batches
+// under the original settings are within max(1 batch, 5%) of the log's
+// (over the topic). When they are not, the fit has not found the log's
+// sender, or the original settings are not the log's, and a prediction's
+// median follows neither.
+func (r *Result) Reproduces() bool {
+	if r.Replay == nil {
+		return true
+	}
+	var lb int64
+	for _, b := range r.LogBatches {
+		lb += b
+	}
+	d := math.Abs(float64(int64(r.Replay.TotalBatches().P50) - lb))
+	return d <= max(1, 0.05*float64(lb))
 }
 
 // ReplayError is the self-check: the replay's median batches (over the
