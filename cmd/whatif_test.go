@@ -47,10 +47,11 @@ func TestWhatifText(t *testing.T) {
 
 // A replay that misses the log's own batch count says its medians are not
 // to be trusted: here the original settings given are not the log's
-// (written at linger.ms=5, batch.size=4096).
+// (written at linger.ms=5, batch.size=4096: at 1024 the replay has 2.5
+// times its batches).
 func TestWhatifSelfCheckWarning(t *testing.T) {
 	const warning = "warning: the replay misses the log's own batch count"
-	stdout, stderr, code := runKseg(t, "whatif", whatifLog, "--was", "linger.ms=0", "--was", "batch.size=16384", "--set", "linger.ms=20", "--runs", "20")
+	stdout, stderr, code := runKseg(t, "whatif", whatifLog, "--was", "linger.ms=5", "--was", "batch.size=1024", "--set", "linger.ms=20", "--runs", "20")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

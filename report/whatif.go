@@ -93,8 +93,7 @@ func whatifTopicText(w *bufio.Writer, r *whatif.Result) {
 	fmt.Fprintf(w, "  self-check, the replay under the original settings: %d batches [%d-%d] for the log's %d (%s), records per batch %s\n",
 		rq.P50, rq.P5, rq.P95, lb, pct(be), pct(re))
 	if !r.Reproduces() {
-		fmt.Fprintf(w, "  warning: the replay misses the log's own batch count by more than max(1 batch, 5%%): either the original settings\n"+
-			"           are not the log's or the model cannot make this log; the predicted medians below are not to be trusted\n")
+		fmt.Fprintf(w, "  warning: %s\n", whatif.NotReproduced)
 	}
 	if r.Predicted.SimRuns < len(r.Predicted.Runs) {
 		fmt.Fprintf(w, "  %d runs composed of %d simulations of each of %d windows\n", len(r.Predicted.Runs), r.Predicted.SimRuns, r.Predicted.Windows)

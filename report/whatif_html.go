@@ -15,6 +15,7 @@ type WhatifTopic struct {
 	Topic      string
 	Was        string // the original settings, and whether explain inferred them
 	Fit        string // the sender fitted to the log
+	Warning    string // why the predictions are not to be trusted, if they are not
 	LogBatches int64
 	LogRPB     float64 // the log's records per batch
 	Replay     WhatifBand
@@ -38,6 +39,9 @@ func whatifSection(sb *strings.Builder, runName string, ts []WhatifTopic) {
 	for _, t := range ts {
 		fmt.Fprintf(sb, "<div class=\"cell\" data-whatif=\"%s\"><h3>What if: %s <span class=\"meta\">(run %s)</span></h3>\n", e(t.Topic), e(t.Topic), e(runName))
 		fmt.Fprintf(sb, "<p class=\"meta\">%s · %s</p>\n", e(t.Was), e(t.Fit))
+		if t.Warning != "" {
+			fmt.Fprintf(sb, "<p class=\"sev-warning\">warning: %s</p>\n", e(t.Warning))
+		}
 		sb.WriteString(whatifSVG(&t))
 		sb.WriteString("<table><tr><th>settings</th><th>batches p50</th><th>p5–p95</th><th>min–max</th><th>records per batch p50 [p5–p95]</th><th>requests p50</th></tr>\n")
 		fmt.Fprintf(sb, "<tr><td>the log</td><td class=n>%d</td><td></td><td></td><td class=n>%.1f</td><td></td></tr>\n", t.LogBatches, t.LogRPB)

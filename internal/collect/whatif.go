@@ -85,7 +85,11 @@ func topicOf(r *whatif.Result) report.WhatifTopic {
 	}
 	if f := r.Fit; f != nil {
 		s := f.Sender
-		t.Fit = fmt.Sprintf("sender fitted to the log: lag %v, close %v a batch, round trip %v; self-check %+.1f%% batches", s.Lag, s.Close, s.RTT, 100*f.BatchError)
+		be, _ := r.ReplayError() // the replay's, as kseg whatif prints it: the fit's own error can differ
+		t.Fit = fmt.Sprintf("sender fitted to the log: lag %v, close %v a batch, round trip %v; self-check %+.1f%% batches", s.Lag, s.Close, s.RTT, 100*be)
+		if !r.Reproduces() {
+			t.Warning = whatif.NotReproduced
+		}
 	}
 	return t
 }
