@@ -102,15 +102,15 @@ func (r *Result) Reproduces() bool {
 	for _, b := range r.LogBatches {
 		lb += b
 	}
+	if d := math.Abs(float64(int64(r.Replay.TotalBatches().P50) - lb)); d <= max(1, 0.05*float64(lb)) {
+		return true
+	}
 	totals := make([]int64, len(r.Replay.Runs))
 	for i := range r.Replay.Runs {
 		totals[i] = r.Replay.Runs[i].TotalBatches()
 	}
 	slices.Sort(totals)
 	n := len(totals)
-	if d := math.Abs(float64(int64(r.Replay.TotalBatches().P50) - lb)); d <= max(1, 0.05*float64(lb)) {
-		return true
-	}
 	half := int(math.Ceil(0.98 * math.Sqrt(float64(n))))
 	lo, hi := totals[max(0, n/2-half)], totals[min(n-1, (n-1)/2+half)]
 	return lo <= lb && lb <= hi
