@@ -235,6 +235,33 @@ func likelySize(lo, hi int64) int64 {
 	return lo
 }
 
+// likelyOpen is the likely batch.size of an interval without an upper
+// bound: the first round value at or above lo when some batch of the log
+// could not have taken its next record at that size (the log's fullest
+// batches point there, though no size cut is certain), else Kafka's
+// default when lo allows it. A log whose batches never come near a round
+// value is no evidence that the producer changed batch.size (most keep
+// it), and the smallest round value above lo would be a guess that caps
+// every replay under it (explain's linger.ms model, whatif's original
+// settings) at a size the producer may never have had.
+func likelyOpen(data []*Batch, lo int64) int64 {
+	r := likelySize(lo, unbounded)
+	def := int64(producer.DefaultConfig().BatchSize)
+	if lo > def || r == def {
+		return r
+	}
+	for _, b := range data {
+		if b.succ == nil || b.Legacy {
+			continue
+		}
+		full := int64(est(b.Codec, int(b.Uncompressed), b.ratio[1]))
+		if full <= r && full+int64(b.nextSize()) > r {
+			return r
+		}
+	}
+	return def
+}
+
 func roundLinger(x int64) bool { return x >= 0 && (x <= 2 || x%5 == 0) }
 
 // firstRound is the smallest round value in [lo, hi] (hi < 0: unbounded,
@@ -432,7 +459,7 @@ func (p *Producer) markUntimed(data []*Batch, codec batch.Codec) {
 	if from == nil {
 		return
 	}
-	iv := &Interval{Min: blo, Max: unbounded, Likely: blo, Confidence: Low, Batches: 1,
+	iv := &Interval{Min: blo, Max: unbounded, Likely: likelyOpen(data, blo), Confidence: Low, Batches: 1,
 		Evidence: fmt.Sprintf("batch %s holds %d B; records without timestamps: no batch can be shown cut by size, so no upper bound", where(from), blo)}
 	if codec != batch.CodecNone {
 		iv.Evidence += "; compressed: the bound uses the producer's ratio estimates"
@@ -799,6 +826,9 @@ func (in *inference) batchSizeInterval(sizeN, promptN int, bhi int64, bhiFrom *B
 	blo := in.blo
 	iv := &Interval{Min: blo, Max: bhi, Batches: sizeN, Confidence: Low}
 	iv.Likely = likelySize(blo, bhi)
+	if bhi < 0 {
+		iv.Likely = likelyOpen(in.data, blo)
+	}
 	switch {
 	case promptN >= 3 && bhi >= 0 && bhi-blo < 256:
 		iv.Confidence = High
