@@ -231,6 +231,9 @@ func intervalText(iv *explain.Interval, unit string) string {
 	switch {
 	case iv.Max < 0:
 		s = fmt.Sprintf(">= %d %s (no upper bound in the log)", iv.Min, unit)
+		if iv.Likely >= iv.Min && iv.Likely > 0 {
+			s += fmt.Sprintf(", likely %d", iv.Likely)
+		}
 	case iv.Min == iv.Max:
 		s = fmt.Sprintf("%d %s", iv.Min, unit)
 	default:
