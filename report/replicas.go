@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -213,11 +214,16 @@ func ReplicasText(w io.Writer, results []*replicas.Result) error {
 		if k > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "partition %s: %d copies\n", r.Partition, len(r.Copies))
+		under, short := copyLabels(r.Copies)
+		if under != "" {
+			fmt.Fprintf(&b, "partition %s: %d copies under %s\n", r.Partition, len(r.Copies), under)
+		} else {
+			fmt.Fprintf(&b, "partition %s: %d copies\n", r.Partition, len(r.Copies))
+		}
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  copy\tlog start\tlog end\tbatches\trecords\thigh watermark\trecovery point\tepochs (epoch@start offset)\t")
 		for _, c := range r.Copies {
-			name := c.Name
+			name := short(c.Name)
 			if c.Leader {
 				name += " (leader)"
 			}
@@ -227,37 +233,37 @@ func ReplicasText(w io.Writer, results []*replicas.Result) error {
 		tw.Flush()
 		for _, c := range r.Copies {
 			for _, n := range c.EpochNotes {
-				fmt.Fprintf(&b, "  %s: %s (batches: %s)\n", c.Name, n, epochsText(c.BatchEpochs))
+				fmt.Fprintf(&b, "  %s: %s (batches: %s)\n", short(c.Name), n, epochsText(c.BatchEpochs))
 			}
 			for _, n := range c.Notes {
-				fmt.Fprintf(&b, "  %s: %s\n", c.Name, n)
+				fmt.Fprintf(&b, "  %s: %s\n", short(c.Name), n)
 			}
 		}
 		for _, p := range r.Pairs {
-			fmt.Fprintf(&b, "  %s vs %s: ", p.A, p.B)
+			fmt.Fprintf(&b, "  %s vs %s: ", short(p.A), short(p.B))
 			switch p.Status {
 			case replicas.StatusAgree:
 				fmt.Fprintf(&b, "agree (%d batches from offset %d)", p.Shared, p.CommonStart)
 			case replicas.StatusBehind:
-				fmt.Fprintf(&b, "agree up to offset %d; %s is behind by %d records (%s)", p.BehindFrom, p.Behind, p.BehindRecords, p.BehindCause)
+				fmt.Fprintf(&b, "agree up to offset %d; %s is behind by %d records (%s)", p.BehindFrom, short(p.Behind), p.BehindRecords, p.BehindCause)
 			case replicas.StatusDiverged:
 				fmt.Fprintf(&b, "DIVERGE at offset %d (last shared epoch %d, Kafka truncates to %s): %s", p.Offset, p.Epoch, offText(p.TruncateTo), p.Cause)
 			}
 			b.WriteString("\n")
 			if p.Below != nil {
 				fmt.Fprintf(&b, "    below the common log start %d (retention, not compared): %s holds %d batches, %d records, offsets %d-%d\n",
-					p.CommonStart, p.Below.Copy, p.Below.Batches, p.Below.Records, p.Below.FirstOffset, p.Below.LastOffset)
+					p.CommonStart, short(p.Below.Copy), p.Below.Batches, p.Below.Records, p.Below.FirstOffset, p.Below.LastOffset)
 			}
 			if p.Status != replicas.StatusDiverged {
 				continue
 			}
-			fmt.Fprintf(&b, "    %s\n", p.Detail)
+			fmt.Fprintf(&b, "    %s\n", shortIn(p.Detail, r.Copies, short))
 			for _, side := range []struct {
 				runs []replicas.Run
 				more int64
 			}{{p.OnlyA, p.MoreRunsA}, {p.OnlyB, p.MoreRunsB}} {
 				for _, x := range side.runs {
-					fmt.Fprintf(&b, "    only on %s: offsets %d-%d, epoch %d, producer %d", x.Copy, x.FirstOffset, x.LastOffset, x.Epoch, x.ProducerID)
+					fmt.Fprintf(&b, "    only on %s: offsets %d-%d, epoch %d, producer %d", short(x.Copy), x.FirstOffset, x.LastOffset, x.Epoch, x.ProducerID)
 					if x.ProducerID >= 0 {
 						fmt.Fprintf(&b, " (epoch %d, sequences %d-%d)", x.ProducerEpoch, x.FirstSequence, x.LastSequence)
 					}
@@ -297,4 +303,61 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return strconv.Itoa(n) + " " + what + "s"
+}
+
+// copyLabels names the copies of one partition for a table a person reads:
+// copies taken off several brokers' disks share a long directory prefix
+// (/var/lib/kafka/data-1/..., or a download folder), which is printed once
+// and stripped from every name, leaving what tells them apart. Names without
+// a common directory (kafka:// replicas are broker-N) are kept.
+func copyLabels(cs []replicas.Copy) (under string, short func(string) string) {
+	keep := func(n string) string { return n }
+	if len(cs) < 2 {
+		return "", keep
+	}
+	common := -1 // bytes of the shared prefix, ending just after a '/'
+	first := cs[0].Name
+	for _, c := range cs[1:] {
+		n := 0
+		for n < len(first) && n < len(c.Name) && first[n] == c.Name[n] {
+			n++
+		}
+		if common < 0 || n < common {
+			common = n
+		}
+	}
+	common = strings.LastIndexByte(first[:common], '/') + 1
+	if common == 0 {
+		return "", keep
+	}
+	seen := map[string]bool{}
+	for _, c := range cs {
+		rest := c.Name[common:]
+		if rest == "" || seen[rest] {
+			return "", keep
+		}
+		seen[rest] = true
+	}
+	prefix := first[:common]
+	return prefix, func(n string) string {
+		if rest, ok := strings.CutPrefix(n, prefix); ok && rest != "" {
+			return rest
+		}
+		return n
+	}
+}
+
+// shortIn relabels the copies named in a sentence (a divergence's detail),
+// longest name first so that no name is cut inside a longer one.
+func shortIn(text string, cs []replicas.Copy, short func(string) string) string {
+	names := make([]string, 0, len(cs))
+	for _, c := range cs {
+		names = append(names, c.Name)
+	}
+	sort.Slice(names, func(i, j int) bool { return len(names[i]) > len(names[j]) })
+	pairs := make([]string, 0, 2*len(names))
+	for _, n := range names {
+		pairs = append(pairs, n, short(n))
+	}
+	return strings.NewReplacer(pairs...).Replace(text)
 }
