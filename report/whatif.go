@@ -33,6 +33,9 @@ func whatifTopicText(w *bufio.Writer, r *whatif.Result) {
 	t := r.Topic
 	fmt.Fprintf(w, "topic %s: %d records, %d partition%s (%s given), %d producer session%s\n",
 		t.Name, t.Records(), t.Partitions, pluralS(t.Partitions), whatifParts(t.Named), len(t.Sessions), pluralS(len(t.Sessions)))
+	if t.Unnamed != "" {
+		fmt.Fprintf(w, "  note: %s is not named TOPIC-PARTITION: its records replay as partition 0 of a one-partition topic\n", t.Unnamed)
+	}
 	if t.NoPID {
 		fmt.Fprintf(w, "  note: records of producer id -1 (non-idempotent producers) cannot be told apart: they replay as one producer, one accumulator;\n"+
 			"        if several producers wrote them at once, the replay shares batches they did not share and predicts too few batches\n")

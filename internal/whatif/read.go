@@ -34,6 +34,10 @@ type Topic struct {
 	// Evidence, when not empty, is why the timestamps are not arrivals
 	// (the first reason found).
 	Evidence string
+	// Unnamed, when not empty, is the directory of a partition whose name
+	// does not say its number (not TOPIC-N: a loose segment file): it
+	// replays as partition 0 of a one-partition topic.
+	Unnamed string
 	// spanMs is the log's time span per session (for --synthetic).
 	spanMs []int64
 }
@@ -92,6 +96,7 @@ type session struct {
 func Read(parts []segment.Partition) ([]*Topic, error) {
 	byName := map[string]*Topic{}
 	var order []*Topic
+	parts = slices.Clone(parts)
 	for i := range parts {
 		p := &parts[i]
 		t := byName[p.Topic]
@@ -99,6 +104,14 @@ func Read(parts []segment.Partition) ([]*Topic, error) {
 			t = &Topic{Name: p.Topic}
 			byName[p.Topic] = t
 			order = append(order, t)
+		}
+		if p.Partition < 0 || t.Unnamed != "" {
+			// A directory not named TOPIC-N (segment.Partition's -1) says
+			// nothing of the topic's other partitions: it is the topic.
+			if len(t.Named) > 0 {
+				return nil, fmt.Errorf("%s: not named TOPIC-PARTITION, and topic %s has other partitions given: which partition it holds decides where its keyed records go; copy it into a directory named as the broker names it", orUnnamed(p, t), t.Name)
+			}
+			t.Unnamed, p.Partition = p.Dir, 0
 		}
 		t.Partitions = max(t.Partitions, int(p.Partition)+1)
 		t.Named = append(t.Named, p.Partition)
@@ -133,6 +146,13 @@ func Read(parts []segment.Partition) ([]*Topic, error) {
 		}
 	}
 	return order, nil
+}
+
+func orUnnamed(p *segment.Partition, t *Topic) string {
+	if p.Partition < 0 {
+		return p.Dir
+	}
+	return t.Unnamed
 }
 
 func readPartition(p *segment.Partition, t *Topic, sess map[sessionKey]*session, keys *[]sessionKey) error {

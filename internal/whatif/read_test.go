@@ -3,6 +3,7 @@ package whatif
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,5 +135,57 @@ func TestReadEvidence(t *testing.T) {
 				t.Errorf("evidence %q, want %q", ev, tc.want)
 			}
 		})
+	}
+}
+
+// A directory not named TOPIC-N (a loose segment file, segment.Partition
+// -1) is a one-partition topic of its own, replayed as partition 0; it
+// once indexed the replay's partitions by -1 and panicked. Given beside
+// named partitions of a topic of the same name it is refused: which
+// partition it holds decides where its keyed records go.
+func TestReadUnnamedPartition(t *testing.T) {
+	dir := t.TempDir()
+	writeBatches(t, dir, 0, []testBatch{{pid: 1, ts: []int64{1000, 1001}}, {pid: 1, ts: []int64{1010}}})
+	loose := filepath.Join(dir, "t")
+	if err := os.Rename(filepath.Join(dir, "t-0"), loose); err != nil {
+		t.Fatal(err)
+	}
+	parts, err := segment.Partitions([]string{loose})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parts) != 1 || parts[0].Partition != -1 {
+		t.Fatalf("partitions %+v: want one unnamed (-1)", parts)
+	}
+	topics, err := Read(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := topics[0]
+	if tp.Partitions != 1 || tp.Unnamed != loose || len(tp.Named) != 1 || tp.Named[0] != 0 {
+		t.Errorf("topic: %d partitions, named %v, unnamed %q", tp.Partitions, tp.Named, tp.Unnamed)
+	}
+	if parts[0].Partition != -1 {
+		t.Errorf("Read changed its argument: partition %d", parts[0].Partition)
+	}
+	res, _, err := Run(parts, Options{Was: []producer.Property{{Key: "linger.ms", Value: "5"}}, Set: []producer.Property{{Key: "linger.ms", Value: "100"}}, Runs: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res[0].Replay.TotalBatches().P50; got < 1 || got > 3 {
+		t.Errorf("replay of a 2-batch log: %d batches", got)
+	}
+
+	writeBatches(t, dir, 1, []testBatch{{pid: 1, ts: []int64{1020}}})
+	named, err := segment.Partitions([]string{loose, filepath.Join(dir, "t-1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(named); err == nil || !strings.Contains(err.Error(), "not named TOPIC-PARTITION") {
+		t.Errorf("unnamed beside named partitions of topic t: err %v", err)
+	}
+	slices.Reverse(named)
+	if _, err := Read(named); err == nil || !strings.Contains(err.Error(), "not named TOPIC-PARTITION") {
+		t.Errorf("named then unnamed partitions of topic t: err %v", err)
 	}
 }
