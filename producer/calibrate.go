@@ -132,12 +132,14 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 	}
 	wins, logBatches, logHist := fitWindows(traces, cfg, opts.MaxRecords, opts.WindowRecords)
 	fit := &Fit{LogBatches: logBatches}
-	for _, w := range wins {
-		fit.Records += w.countHi - w.countLo
+	var work int64
+	for w := range wins {
+		fit.Records += wins[w].countHi - wins[w].countLo
+		work += windowCost(&wins[w])
 	}
 	if opts.Runs <= 0 {
 		// more runs where they are cheap: the score's noise is the runs'
-		opts.Runs = min(25, max(7, 400000/max(fit.Records, 1)))
+		opts.Runs = int(min(25, max(7, 400000/max(work, 1))))
 	}
 	if logBatches == 0 {
 		return fit, nil
@@ -154,8 +156,8 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 		hist := make([]float64, histBuckets)
 		var all float64
 		for r := range opts.Runs {
-			for w := range wins {
-				l := &sims[w][r]
+			for j := range sims {
+				l := &sims[j][r]
 				totals[r] += int(l.TotalBatches())
 				for k, n := range l.Hist {
 					hist[k] += float64(n)
@@ -343,9 +345,11 @@ func fitWindows(traces []*Trace, cfg Config, maxRecords, windowRecords int) (win
 			all = append(all, planWindows(t, w, gap)...)
 		}
 	}
+	// the work of a window: its records, or a simulation's setup for a
+	// window of a few (windowCost)
 	total := 0
-	for _, w := range all {
-		total += w.countHi - w.countLo
+	for w := range all {
+		total += int(max(int64(all[w].countHi-all[w].countLo), windowOverhead))
 	}
 	wins = all
 	if total > maxRecords {

@@ -291,7 +291,9 @@ func ReplayMix(traces []*Trace, cfg Config, senders []Sender, opts ReplayOptions
 			continue
 		}
 		wins = append(wins, planWindows(t, wr, gap)...)
-		total += int64(t.Len())
+	}
+	for w := range wins {
+		total += windowCost(&wins[w])
 	}
 	res := &ReplayResult{Partitions: parts, Windows: len(wins), SimRuns: opts.Runs}
 	budget := opts.Budget
@@ -328,7 +330,7 @@ func ReplayMix(traces []*Trace, cfg Config, senders []Sender, opts ReplayOptions
 	for r := range res.Runs {
 		l := newRunLayout(parts)
 		rng := rand.New(rand.NewPCG(opts.Seed, 0x636f6d706f7365+uint64(r))) // "compose"
-		for w := range wins {
+		for j := range sims {
 			v := r
 			if res.SimRuns < opts.Runs {
 				// a simulation of run r's sender
@@ -337,58 +339,101 @@ func ReplayMix(traces []*Trace, cfg Config, senders []Sender, opts ReplayOptions
 					v = rng.IntN(res.SimRuns)
 				}
 			}
-			l.add(&sims[w][v])
+			l.add(&sims[j][v])
 		}
 		res.Runs[r] = l
 	}
 	return res, nil
 }
 
+// windowOverhead is a window's least cost in record sends: a simulation's
+// setup (its state, clock and layout) costs as much as replaying tens of
+// records, so a log of many one-record sessions (a producer per request)
+// is bounded by its windows as well as its records.
+const windowOverhead = 64
+
+// windowCost is a window's work in record sends.
+func windowCost(w *window) int64 { return max(int64(w.hi-w.lo), windowOverhead) }
+
+// jobRecords is the work below which consecutive windows are simulated as
+// one job: a job's run is the sum of its windows' runs, so the layouts
+// kept are per job, not per window.
+const jobRecords = 4096
+
+// planJobs groups consecutive windows into jobs of about jobRecords work
+// (a window of more is a job alone): jobs[j] is windows [jobs[j-1], jobs[j]).
+func planJobs(wins []window) []int {
+	var ends []int
+	var work int64
+	for w := range wins {
+		c := windowCost(&wins[w])
+		if work > 0 && work+c > jobRecords {
+			ends = append(ends, w)
+			work = 0
+		}
+		work += c
+	}
+	if len(wins) > 0 {
+		ends = append(ends, len(wins))
+	}
+	return ends
+}
+
 // simulateWindows runs each window runs times on workers goroutines,
-// simulation v with cfgs[v mod len(cfgs)].
+// simulation v with cfgs[v mod len(cfgs)], and returns per job
+// (planJobs) and simulation the sum of its windows' layouts.
 func simulateWindows(wins []window, cfgs []Config, runs, workers int) ([][]RunLayout, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	out := make([][]RunLayout, len(wins))
-	for w := range out {
-		out[w] = make([]RunLayout, runs)
+	ends := planJobs(wins)
+	out := make([][]RunLayout, len(ends))
+	for j := range out {
+		out[j] = make([]RunLayout, runs)
 	}
-	type job struct{ w, r int }
+	type job struct{ j, r int }
 	jobs := make(chan job)
 	var (
 		mu   sync.Mutex
 		fail error
 		wg   sync.WaitGroup
 	)
-	for range min(workers, len(wins)*runs) {
+	for range min(workers, len(ends)*runs) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sizes := newSizeCache()
 			var builders []*batch.Builder
-			for j := range jobs {
+			for jb := range jobs {
 				mu.Lock()
 				stop := fail != nil
 				mu.Unlock()
 				if stop {
 					continue
 				}
-				l, b, err := simulateWindow(&wins[j.w], cfgs[j.r%len(cfgs)], j.w, j.r, sizes, builders)
-				builders = b
+				lo := 0
+				if jb.j > 0 {
+					lo = ends[jb.j-1]
+				}
+				cfg := cfgs[jb.r%len(cfgs)]
+				l := newRunLayout(cfg.Partitions)
+				var err error
+				for w := lo; w < ends[jb.j] && err == nil; w++ {
+					builders, err = simulateWindow(&wins[w], cfg, w, jb.r, sizes, builders, &l)
+				}
 				if err != nil {
 					mu.Lock()
 					fail = err
 					mu.Unlock()
 					continue
 				}
-				out[j.w][j.r] = l
+				out[jb.j][jb.r] = l
 			}
 		}()
 	}
 	for r := range runs {
-		for w := range wins {
-			jobs <- job{w, r}
+		for j := range ends {
+			jobs <- job{j, r}
 		}
 	}
 	close(jobs)
@@ -410,7 +455,7 @@ func CodecFirstUse(logCodec, codec batch.Codec) (added, removed time.Duration) {
 }
 
 // simulateWindow is run r of window w.
-func simulateWindow(win *window, cfg Config, w, r int, sizes *sizeCache, builders []*batch.Builder) (RunLayout, []*batch.Builder, error) {
+func simulateWindow(win *window, cfg Config, w, r int, sizes *sizeCache, builders []*batch.Builder, l *RunLayout) ([]*batch.Builder, error) {
 	v := win.t.view(win.lo, win.hi)
 	c := cfg
 	if win.lo > 0 {
@@ -425,7 +470,6 @@ func simulateWindow(win *window, cfg Config, w, r int, sizes *sizeCache, builder
 	if v.ProducerID >= 0 {
 		c.ProducerID, c.ProducerEpoch = v.ProducerID, max(v.Epoch, 0)
 	}
-	l := newRunLayout(c.Partitions)
 	s := newSimWith(&c, nil, &records{trace: v}, sizes)
 	s.builders = builders
 	s.countFrom = int64(win.countLo - win.lo)
@@ -440,10 +484,10 @@ func simulateWindow(win *window, cfg Config, w, r int, sizes *sizeCache, builder
 	// batches begun past the window's end belong to the next window
 	s.countTo = countTo
 	if err := s.run(); err != nil {
-		return l, s.builders, fmt.Errorf("replay of %s records %d..%d, run %d: %w", v.Topic, win.lo, win.hi, c.Run, err)
+		return s.builders, fmt.Errorf("replay of %s records %d..%d, run %d: %w", v.Topic, win.lo, win.hi, c.Run, err)
 	}
-	l.Requests = s.requests
-	return l, s.builders, nil
+	l.Requests += s.requests
+	return s.builders, nil
 }
 
 // Quantiles of the runs' batches of partition p.

@@ -63,6 +63,9 @@ type hdrLen struct{ k, v int32 }
 
 // recStore holds a trace's records in chunks of 64 Ki (a large trace
 // grows without copying) and is a view of records [off, off+n) of them.
+// The first chunk starts small and grows to 64 Ki as a slice does: a log
+// of many short producer sessions (a producer per request) holds a trace
+// per session, and a full chunk each cost 1.3 MB.
 type recStore struct {
 	chunks [][]traceRec
 	off, n int
@@ -78,7 +81,10 @@ func (s *recStore) at(i int) *traceRec {
 }
 
 func (s *recStore) append(r traceRec) {
-	if k := len(s.chunks); k == 0 || len(s.chunks[k-1]) == cap(s.chunks[k-1]) {
+	switch k := len(s.chunks); {
+	case k == 0:
+		s.chunks = append(s.chunks, make([]traceRec, 0, 4))
+	case len(s.chunks[k-1]) == 1<<chunkBits:
 		s.chunks = append(s.chunks, make([]traceRec, 0, 1<<chunkBits))
 	}
 	k := len(s.chunks) - 1

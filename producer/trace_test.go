@@ -644,3 +644,86 @@ func TestReplayPollGranularity(t *testing.T) {
 	}
 	t.Logf("linger.ms 5: %d batches met exactly, %d with the poll timeout", exact, polled)
 }
+
+// Many short sessions (a producer per request) are simulated a job of
+// windows at a time (planJobs); each job's run is the sum of its
+// windows', so with a sender without randomness the replay of all of
+// them is the sum of each alone, requests included.
+func TestReplayManyShortSessions(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.LingerMs = 5
+	ideal := Sender{RTT: time.Millisecond}
+	var traces []*Trace
+	for s := range 3000 {
+		tb := NewTraceBuilder("t", 3, int64(s+1), 0)
+		tb.Batch(s%3, 0)
+		for i := range 1 + s%7 {
+			if err := tb.Add(1000+int64(s)*10+int64(i*s%4), s%3, []byte("k"), make([]byte, 50+s%300), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tr, err := tb.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		traces = append(traces, tr)
+	}
+	if jobs := planJobs(func() []window {
+		var ws []window
+		for _, tr := range traces {
+			ws = append(ws, planWindows(tr, DefaultWindowRecords, 1000)...)
+		}
+		return ws
+	}()); len(jobs) >= len(traces)/10 {
+		t.Fatalf("%d jobs for %d one-window sessions: small windows are not grouped", len(jobs), len(traces))
+	}
+	all, err := Replay(traces, cfg, ideal, ReplayOptions{Runs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := newRunLayout(3)
+	for _, tr := range traces {
+		one, err := Replay([]*Trace{tr}, cfg, ideal, ReplayOptions{Runs: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.add(&one.Runs[0])
+	}
+	for r, got := range all.Runs {
+		for p := range 3 {
+			if got.Batches[p] != want.Batches[p] || got.Records[p] != want.Records[p] || got.Bytes[p] != want.Bytes[p] {
+				t.Errorf("run %d partition %d: %d batches, %d records, %d B; each session alone: %d, %d, %d", r, p,
+					got.Batches[p], got.Records[p], got.Bytes[p], want.Batches[p], want.Records[p], want.Bytes[p])
+			}
+		}
+		if got.Requests != want.Requests {
+			t.Errorf("run %d: %d requests, each session alone %d", r, got.Requests, want.Requests)
+		}
+	}
+}
+
+// The record store's first chunk grows as a slice does (a one-record
+// session must not cost a 64 Ki chunk); records past it go to full
+// chunks, and every index still finds its record.
+func TestRecStoreGrows(t *testing.T) {
+	var s recStore
+	n := 3<<chunkBits + 17
+	for i := range n {
+		s.append(traceRec{num: uint32(i)})
+		if i == 0 && cap(s.chunks[0]) > 64 {
+			t.Fatalf("one record: a first chunk of %d", cap(s.chunks[0]))
+		}
+	}
+	if s.len() != n || len(s.chunks) != 4 {
+		t.Fatalf("%d records in %d chunks", s.len(), len(s.chunks))
+	}
+	for i := range n {
+		if got := s.at(i).num; got != uint32(i) {
+			t.Fatalf("at(%d) = record %d", i, got)
+		}
+	}
+	v := s.view(1<<chunkBits-3, 1<<chunkBits+3)
+	if v.len() != 6 || v.at(0).num != 1<<chunkBits-3 || v.at(5).num != 1<<chunkBits+2 {
+		t.Errorf("view across chunks: %d records from %d to %d", v.len(), v.at(0).num, v.at(5).num)
+	}
+}

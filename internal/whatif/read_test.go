@@ -14,7 +14,7 @@ import (
 
 // writeBatches writes partition directory t-<part> under dir: one batch
 // per element, each with its producer id and record timestamps.
-func writeBatches(t *testing.T, dir string, part int, batches []testBatch) {
+func writeBatches(t testing.TB, dir string, part int, batches []testBatch) {
 	t.Helper()
 	pd := filepath.Join(dir, "t-"+string(rune('0'+part)))
 	if err := os.MkdirAll(pd, 0o755); err != nil {
