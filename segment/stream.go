@@ -217,6 +217,11 @@ func (s *Stream) OpenFile(path string, maxBytes int64) error {
 	return nil
 }
 
+// StartAt, called after opening a source and before the first Next,
+// frames it from byte pos (an entry boundary an earlier read found)
+// instead of its start.
+func (s *Stream) StartAt(pos int64) { s.sc.pos = max(pos, 0) }
+
 // SetOptions changes the options for the next source opened or Reset.
 func (s *Stream) SetOptions(opts Options) { s.opts = opts }
 

@@ -91,6 +91,11 @@ type Producer struct {
 	// sources are the partitions it wrote, read again for the records
 	// the producer model is fitted to (inferLinger)
 	sources []*segment.Partition
+	// spans are where its batches are in them (readSpan), in read order
+	spans []readSpan
+	// unmodelled, when not 0, is the producers of the log: more than
+	// maxModelled, and this one not among those with the most batches
+	unmodelled int
 	// model is the producer model run backwards (inferLinger), nil when
 	// it was not
 	model *producer.LingerRange
@@ -128,13 +133,13 @@ func Run(parts []segment.Partition) (*Result, error) {
 	var order []key
 	for i := range parts {
 		p := &parts[i]
-		bs, err := readPartition(p, nParts[p.Topic], producer.PartitionForKey)
+		bs, locs, err := readPartition(p, nParts[p.Topic], producer.PartitionForKey)
 		if err != nil {
 			return nil, err
 		}
 		res.Batches = append(res.Batches, bs...)
 		seen := map[int64]bool{}
-		for _, b := range bs {
+		for i, b := range bs {
 			k := key{p.Topic, b.ProducerID}
 			g := groups[k]
 			if g == nil {
@@ -150,11 +155,20 @@ func Run(parts []segment.Partition) (*Result, error) {
 			}
 			g.Batches = append(g.Batches, b)
 			b.prod = g
+			g.addSpan(int32(len(g.sources)-1), locs[i])
 		}
 	}
 	// Exact-size slices: appending left up to twice the pointers a batch
 	// needs.
 	res.Batches = slices.Clone(res.Batches)
+	if len(order) > maxModelled {
+		// the producers with the most batches keep the model
+		byBatches := slices.Clone(order)
+		slices.SortStableFunc(byBatches, func(a, b key) int { return len(groups[b].Batches) - len(groups[a].Batches) })
+		for _, k := range byBatches[maxModelled:] {
+			groups[k].unmodelled = len(order)
+		}
+	}
 	for _, k := range order {
 		g := groups[k]
 		g.Batches = slices.Clone(g.Batches)

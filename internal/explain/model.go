@@ -18,6 +18,13 @@ import (
 // explain's cost and memory for linger.ms do not grow with the log.
 const modelRecords = 100000
 
+// maxModelled bounds the producers explain fits the producer model to
+// (each fit costs about the same, however few its records): a log written
+// by many producers at once, or by a new producer per request, gets the
+// model for the maxModelled with the most batches, and a note for the
+// others, so that explain's time stays bounded.
+const maxModelled = 200
+
 // minLingerCuts is the fewest batches cut by linger.ms (in the ideal
 // replay's story) that let the model's range bound linger.ms above: fewer
 // may be explicit flush() calls, which the log cannot tell from a linger
@@ -49,6 +56,17 @@ const (
 func (p *Producer) inferLinger(in *inference, codec batch.Codec, lingerN int) {
 	s := &p.Settings
 	if len(p.sources) == 0 {
+		return
+	}
+	if p.unmodelled > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("linger.ms: the producer model was fitted to the %d producers with the most batches of the log's %d, not to this one", maxModelled, p.unmodelled))
+		return
+	}
+	if len(in.data) < 2 {
+		// No cut to compare a replay with: any linger.ms and any sender
+		// make one batch of it. A log of many such producers (one per
+		// request) would otherwise fit the model to each, for nothing.
+		s.Notes = append(s.Notes, "linger.ms: the producer wrote one batch: no cut between batches to fit the producer model to")
 		return
 	}
 	t0, t1 := modelWindow(in.data)
@@ -225,53 +243,89 @@ func (p *Producer) readTrace(t0, t1 int64) (*producer.Trace, error) {
 	st := &segment.Stream{}
 	defer st.Close()
 	var rec batch.Record
-	for i, part := range p.sources {
-		for _, seg := range part.Segments {
-			if err := st.OpenSegment(seg, 0); err != nil {
+	for _, sp := range p.spans {
+		i, seg := int(sp.src), p.sources[sp.src].Segments[sp.seg]
+		if err := p.openSpan(st, seg, sp); err != nil {
+			return nil, err
+		}
+		for st.Next() {
+			sb := st.Batch()
+			if sb.Pos > sp.hi {
+				break
+			}
+			if sb.IsLegacy() {
+				continue
+			}
+			info, err := sb.Info()
+			if err != nil {
 				return nil, err
 			}
-			for st.Next() {
-				sb := st.Batch()
-				if sb.IsLegacy() {
-					continue
-				}
-				info, err := sb.Info()
-				if err != nil {
-					return nil, err
-				}
-				pid := info.ProducerID
-				if pid < 0 {
-					pid = -1
-				}
-				if info.Control || info.Records == 0 || pid != p.ProducerID || sb.Header.BaseTimestamp < t0 || sb.Header.BaseTimestamp >= t1 {
-					continue
-				}
-				tb.Batch(i, info.Size)
-				br, err := sb.Records()
-				if err != nil {
-					return nil, err
-				}
-				for {
-					ok, err := br.Next(&rec)
-					if err != nil {
-						return nil, segment.Locate(sb.File, sb.Pos, err)
-					}
-					if !ok {
-						break
-					}
-					to := i
-					if spread && rec.Key == nil {
-						to = -1
-					}
-					if err := tb.Add(sb.Header.BaseTimestamp+rec.TimestampDelta, to, rec.Key, rec.Value, rec.Headers); err != nil {
-						return nil, segment.Locate(sb.File, sb.Pos, err)
-					}
-				}
+			pid := info.ProducerID
+			if pid < 0 {
+				pid = -1
 			}
-			if err := st.Err(); err != nil {
+			if info.Control || info.Records == 0 || pid != p.ProducerID || sb.Header.BaseTimestamp < t0 || sb.Header.BaseTimestamp >= t1 {
+				continue
+			}
+			tb.Batch(i, info.Size)
+			br, err := sb.Records()
+			if err != nil {
 				return nil, err
 			}
+			for {
+				ok, err := br.Next(&rec)
+				if err != nil {
+					return nil, segment.Locate(sb.File, sb.Pos, err)
+				}
+				if !ok {
+					break
+				}
+				to := i
+				if spread && rec.Key == nil {
+					to = -1
+				}
+				if err := tb.Add(sb.Header.BaseTimestamp+rec.TimestampDelta, to, rec.Key, rec.Value, rec.Headers); err != nil {
+					return nil, segment.Locate(sb.File, sb.Pos, err)
+				}
+			}
+		}
+		if err := st.Err(); err != nil {
+			return nil, err
 		}
 	}
 	return tb.Build()
+}
+
+// spanGap is how far (bytes) a producer's next batch may start from its
+// last for one span to hold both: other producers' batches in between are
+// read and skipped, a longer run of them is seeked past.
+const spanGap = 256 << 10
+
+// addSpan notes that the producer's batch at loc is in source src.
+func (p *Producer) addSpan(src int32, loc batchLoc) {
+	if n := len(p.spans); n > 0 {
+		if sp := &p.spans[n-1]; sp.src == src && sp.seg == loc.seg && loc.pos-sp.hi <= spanGap {
+			sp.hi = loc.pos
+			return
+		}
+	}
+	p.spans = append(p.spans, readSpan{src: src, seg: loc.seg, lo: loc.pos, hi: loc.pos})
+}
+
+// openSpan frames sp's bytes of seg: a local file from the span's first
+// batch, in blocks no larger than the span needs (a log written by many
+// producers, one request each, is read again a producer's few batches at
+// a time, not whole for each); any other source (fetched, windowed) from
+// its start.
+func (p *Producer) openSpan(st *segment.Stream, seg segment.Segment, sp readSpan) error {
+	if seg.Open != nil || seg.Window != nil {
+		st.SetOptions(segment.Options{})
+		return st.OpenSegment(seg, 0)
+	}
+	st.SetOptions(segment.Options{BlockSize: int(min(1<<20, max(64<<10, sp.hi-sp.lo+64<<10)))})
+	if err := st.OpenSegment(seg, 0); err != nil {
+		return err
+	}
+	st.StartAt(sp.lo)
+	return nil
 }

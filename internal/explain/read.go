@@ -116,25 +116,29 @@ func (b *Batch) span() int64 { return b.LastTs - b.FirstTs }
 // readPartition reads the data batches of p (control batches are skipped:
 // the producer does not form them). numPartitions is the topic's partition
 // count for the key check (0: no check).
-func readPartition(p *segment.Partition, numPartitions int, partitionFor func([]byte, int) int) ([]*Batch, error) {
-	var out []*Batch
+//
+// locs[i] is where out[i] is: its segment (an index into p.Segments) and
+// byte position, for the producer model to read its producer's records
+// again without reading every other producer's (readSpan).
+func readPartition(p *segment.Partition, numPartitions int, partitionFor func([]byte, int) int) (out []*Batch, locs []batchLoc, err error) {
 	var slab []Batch // batches are allocated a slab at a time: no per-batch object
 	st := &segment.Stream{}
 	defer st.Close()
 	var rec batch.Record
-	for _, seg := range p.Segments {
+	for k, seg := range p.Segments {
 		if err := st.OpenSegment(seg, 0); err != nil {
-			return out, err
+			return out, locs, err
 		}
 		for st.Next() {
 			sb := st.Batch()
 			info, err := sb.Info()
 			if err != nil {
-				return out, err
+				return out, locs, err
 			}
 			if info.Control {
 				continue
 			}
+			locs = append(locs, batchLoc{seg: int32(k), pos: sb.Pos})
 			if len(slab) == cap(slab) {
 				slab = make([]Batch, 0, min(4096, max(64, 2*cap(slab))))
 			}
@@ -151,7 +155,7 @@ func readPartition(p *segment.Partition, numPartitions int, partitionFor func([]
 			b.FirstTs = sb.Header.BaseTimestamp
 			br, err := sb.Records()
 			if err != nil {
-				return out, err
+				return out, locs, err
 			}
 			i := 0
 			for {
@@ -159,7 +163,7 @@ func readPartition(p *segment.Partition, numPartitions int, partitionFor func([]
 				if err != nil {
 					// br's positions are the batch's own: name the file
 					// and the absolute byte, as dump does.
-					return out, segment.Locate(sb.File, sb.Pos, err)
+					return out, locs, segment.Locate(sb.File, sb.Pos, err)
 				}
 				if !ok {
 					break
@@ -188,8 +192,22 @@ func readPartition(p *segment.Partition, numPartitions int, partitionFor func([]
 			b.Records = i
 		}
 		if err := st.Err(); err != nil {
-			return out, err
+			return out, locs, err
 		}
 	}
-	return out, nil
+	return out, locs, nil
+}
+
+// batchLoc is where a batch is: a segment of its partition and a byte.
+type batchLoc struct {
+	seg int32
+	pos int64
+}
+
+// readSpan is the bytes [lo, hi] (hi: the last batch's position) of one
+// segment of a producer's source (Producer.sources) that hold the
+// producer's batches there.
+type readSpan struct {
+	src, seg int32
+	lo, hi   int64
 }
