@@ -22,6 +22,12 @@ import (
 // producer's send times.
 var ErrNotArrivals = errors.New("the log's timestamps are not the producer's send times")
 
+// MaxPartitions bounds a topic's partition count, which a partition
+// directory's name sets (TOPIC-N: N+1 at least): the replay sizes each
+// session's and each simulation's per-partition state by it, so a name such
+// as t-2000000000 would ask for gigabytes.
+const MaxPartitions = 100000
+
 // Topic is one topic's records as traces, one per producer session.
 type Topic struct {
 	Name       string
@@ -112,6 +118,9 @@ func Read(parts []segment.Partition) ([]*Topic, error) {
 				return nil, fmt.Errorf("%s: not named TOPIC-PARTITION, and topic %s has other partitions given: which partition it holds decides where its keyed records go; copy it into a directory named as the broker names it", orUnnamed(p, t), t.Name)
 			}
 			t.Unnamed, p.Partition = p.Dir, 0
+		}
+		if p.Partition >= MaxPartitions {
+			return nil, fmt.Errorf("%s: partition %d: kseg whatif replays topics of up to %d partitions (the replay keeps each partition's state in every producer session)", p.Dir, p.Partition, MaxPartitions)
 		}
 		t.Partitions = max(t.Partitions, int(p.Partition)+1)
 		t.Named = append(t.Named, p.Partition)

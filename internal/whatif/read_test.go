@@ -1,6 +1,7 @@
 package whatif
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -187,5 +188,33 @@ func TestReadUnnamedPartition(t *testing.T) {
 	slices.Reverse(named)
 	if _, err := Read(named); err == nil || !strings.Contains(err.Error(), "not named TOPIC-PARTITION") {
 		t.Errorf("named then unnamed partitions of topic t: err %v", err)
+	}
+}
+
+// A partition directory's name sets the topic's partition count: past
+// MaxPartitions it is refused, naming the directory, before anything is
+// sized by it (t-2000000000 ran kseg out of memory).
+func TestReadPartitionBound(t *testing.T) {
+	dir := t.TempDir()
+	writeBatches(t, dir, 0, []testBatch{{pid: 1, ts: []int64{1000}}})
+	huge := filepath.Join(dir, "t-2000000000")
+	if err := os.Rename(filepath.Join(dir, "t-0"), huge); err != nil {
+		t.Fatal(err)
+	}
+	parts, err := segment.Partitions([]string{huge})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Read(parts)
+	if err == nil || !strings.Contains(err.Error(), huge) || !strings.Contains(err.Error(), "up to 100000 partitions") {
+		t.Errorf("t-2000000000: err %v", err)
+	}
+	last := filepath.Join(dir, fmt.Sprintf("t-%d", MaxPartitions-1))
+	if err := os.Rename(huge, last); err != nil {
+		t.Fatal(err)
+	}
+	parts, _ = segment.Partitions([]string{last})
+	if topics, err := Read(parts); err != nil || topics[0].Partitions != MaxPartitions {
+		t.Errorf("the last partition allowed: err %v", err)
 	}
 }
