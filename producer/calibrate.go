@@ -346,10 +346,11 @@ func fitWindows(traces []*Trace, cfg Config, maxRecords, windowRecords int) (win
 		}
 	}
 	// the work of a window: its records, or a simulation's setup for a
-	// window of a few (windowCost)
+	// window of a few, and its partitions' state (windowCost, counting
+	// the records begun in the window)
 	total := 0
 	for w := range all {
-		total += int(max(int64(all[w].countHi-all[w].countLo), windowOverhead))
+		total += int(max(int64(all[w].countHi-all[w].countLo), windowOverhead) + int64(all[w].t.Partitions)/8)
 	}
 	wins = all
 	if total > maxRecords {

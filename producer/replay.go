@@ -352,22 +352,33 @@ func ReplayMix(traces []*Trace, cfg Config, senders []Sender, opts ReplayOptions
 // is bounded by its windows as well as its records.
 const windowOverhead = 64
 
-// windowCost is a window's work in record sends.
-func windowCost(w *window) int64 { return max(int64(w.hi-w.lo), windowOverhead) }
+// windowCost is a window's work in record sends: its records, at least
+// windowOverhead, and its simulation's state of every partition of the
+// topic (a topic of a thousand partitions written by thousands of short
+// sessions is bounded by that product).
+func windowCost(w *window) int64 {
+	return max(int64(w.hi-w.lo), windowOverhead) + int64(w.t.Partitions)/8
+}
 
 // jobRecords is the work below which consecutive windows are simulated as
 // one job: a job's run is the sum of its windows' runs, so the layouts
 // kept are per job, not per window.
 const jobRecords = 4096
 
-// planJobs groups consecutive windows into jobs of about jobRecords work
-// (a window of more is a job alone): jobs[j] is windows [jobs[j-1], jobs[j]).
+// planJobs groups consecutive windows into jobs of about jobRecords work,
+// or 64 per partition of the topic when that is more (a job's layout per
+// run holds every partition's counts), a window of more a job alone:
+// jobs[j] is windows [jobs[j-1], jobs[j]).
 func planJobs(wins []window) []int {
 	var ends []int
 	var work int64
+	target := int64(jobRecords)
+	if len(wins) > 0 {
+		target = max(target, 64*int64(wins[0].t.Partitions))
+	}
 	for w := range wins {
 		c := windowCost(&wins[w])
-		if work > 0 && work+c > jobRecords {
+		if work > 0 && work+c > target {
 			ends = append(ends, w)
 			work = 0
 		}
@@ -404,6 +415,7 @@ func simulateWindows(wins []window, cfgs []Config, runs, workers int) ([][]RunLa
 			defer wg.Done()
 			sizes := newSizeCache()
 			var builders []*batch.Builder
+			var scratch simScratch
 			for jb := range jobs {
 				mu.Lock()
 				stop := fail != nil
@@ -419,7 +431,7 @@ func simulateWindows(wins []window, cfgs []Config, runs, workers int) ([][]RunLa
 				l := newRunLayout(cfg.Partitions)
 				var err error
 				for w := lo; w < ends[jb.j] && err == nil; w++ {
-					builders, err = simulateWindow(&wins[w], cfg, w, jb.r, sizes, builders, &l)
+					builders, err = simulateWindow(&wins[w], cfg, w, jb.r, sizes, builders, &scratch, &l)
 				}
 				if err != nil {
 					mu.Lock()
@@ -455,7 +467,7 @@ func CodecFirstUse(logCodec, codec batch.Codec) (added, removed time.Duration) {
 }
 
 // simulateWindow is run r of window w.
-func simulateWindow(win *window, cfg Config, w, r int, sizes *sizeCache, builders []*batch.Builder, l *RunLayout) ([]*batch.Builder, error) {
+func simulateWindow(win *window, cfg Config, w, r int, sizes *sizeCache, builders []*batch.Builder, scratch *simScratch, l *RunLayout) ([]*batch.Builder, error) {
 	v := win.t.view(win.lo, win.hi)
 	c := cfg
 	if win.lo > 0 {
@@ -470,7 +482,7 @@ func simulateWindow(win *window, cfg Config, w, r int, sizes *sizeCache, builder
 	if v.ProducerID >= 0 {
 		c.ProducerID, c.ProducerEpoch = v.ProducerID, max(v.Epoch, 0)
 	}
-	s := newSimWith(&c, nil, &records{trace: v}, sizes)
+	s := newSimReusing(&c, nil, &records{trace: v}, sizes, scratch)
 	s.builders = builders
 	s.countFrom = int64(win.countLo - win.lo)
 	countTo := int64(win.countHi - win.lo)

@@ -176,22 +176,66 @@ func newSim(cfg *Config, sink func(int, []byte, int64) error) *sim {
 // nil, makes it a counting run: no batch is built, s.counter gets each
 // batch's partition and record count instead of the sink its bytes.
 func newSimWith(cfg *Config, sink func(int, []byte, int64) error, recs *records, sizes *sizeCache) *sim {
+	return newSimReusing(cfg, sink, recs, sizes, nil)
+}
+
+// simScratch is the per-partition and per-broker state of a simulation,
+// kept by a goroutine that runs many (a replay's windows) to be cleared
+// and reused rather than allocated again: a topic of a thousand partitions
+// replayed in thousands of short windows spent most of its time there.
+type simScratch struct {
+	deqs               []deque
+	hasDeque, appended []bool
+	leader, queue      []int
+	nextSeq            []int32
+	nodeParts          [][]int
+	drainIdx, inflight []int
+}
+
+// zeroed returns xs[:n] cleared, reusing its array when it is large enough.
+func zeroed[T any](xs []T, n int) []T {
+	if cap(xs) < n {
+		return make([]T, n)
+	}
+	xs = xs[:n]
+	clear(xs)
+	return xs
+}
+
+// newSimReusing is newSimWith taking its state's slices from sc (nil: new
+// ones); sc must not be used by another simulation while this one runs.
+func newSimReusing(cfg *Config, sink func(int, []byte, int64) error, recs *records, sizes *sizeCache, sc *simScratch) *sim {
 	n := cfg.Partitions
+	if sc == nil {
+		sc = &simScratch{}
+	}
+	sc.deqs = zeroed(sc.deqs, n)
+	sc.hasDeque, sc.appended = zeroed(sc.hasDeque, n), zeroed(sc.appended, n)
+	sc.leader, sc.queue = zeroed(sc.leader, n), zeroed(sc.queue, n)
+	sc.nextSeq = zeroed(sc.nextSeq, n)
+	sc.drainIdx, sc.inflight = zeroed(sc.drainIdx, cfg.Brokers), zeroed(sc.inflight, cfg.Brokers)
+	if cap(sc.nodeParts) < cfg.Brokers {
+		sc.nodeParts = make([][]int, cfg.Brokers)
+	}
+	sc.nodeParts = sc.nodeParts[:cfg.Brokers]
+	for b := range sc.nodeParts {
+		sc.nodeParts[b] = sc.nodeParts[b][:0]
+	}
 	s := &sim{
 		cfg:       cfg,
 		B:         cfg.effectiveBatchSize(),
-		deqs:      make([]deque, n),
-		hasDeque:  make([]bool, n),
-		appended:  make([]bool, n),
-		leader:    make([]int, n),
-		nodeParts: make([][]int, cfg.Brokers),
-		drainIdx:  make([]int, cfg.Brokers),
-		inflight:  make([]int, cfg.Brokers),
-		nextSeq:   make([]int32, n),
+		deqs:      sc.deqs,
+		hasDeque:  sc.hasDeque,
+		appended:  sc.appended,
+		leader:    sc.leader,
+		nodeParts: sc.nodeParts,
+		drainIdx:  sc.drainIdx,
+		inflight:  sc.inflight,
+		nextSeq:   sc.nextSeq,
 		est:       estimator{e: 1.0},
 		senderAt:  never,
 		sink:      sink,
-		queue:     make([]int, n),
+		queue:     sc.queue,
 		onDrain:   testDrainHook,
 		recs:      recs,
 		clk:       newClock(cfg.Timing, cfg.Compression, cfg.Seed, cfg.Run),
@@ -204,6 +248,7 @@ func newSimWith(cfg *Config, sink func(int, []byte, int64) error, recs *records,
 		s.leader[p] = p % cfg.Brokers
 		s.nodeParts[s.leader[p]] = append(s.nodeParts[s.leader[p]], p)
 	}
+	copy(sc.nodeParts, s.nodeParts)                                            // keep the grown arrays for the next
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6b7365672d726566+uint64(cfg.Run))) // "kseg-ref"
 	s.sticky = stickyPartitioner{n: n, batchSize: s.B, part: -1, rnd: rng.Uint32}
 	start := cfg.StartTime * 1e6

@@ -45,8 +45,10 @@ type Trace struct {
 	stride  uint32
 	shapes  [][]hdrLen // header layouts; 0 is none
 	// the log's own layout: per partition batches, records and bytes
-	logBatches, logRecords, logBytes []int64
-	logHist                          []int64 // batches by records per batch (log2 buckets)
+	// the log's own layout per partition the session wrote (a map: a
+	// topic of many partitions written by many short sessions)
+	logLayout map[int32]*[3]int64
+	logHist   []int64 // batches by records per batch (log2 buckets)
 }
 
 // traceRec is one record: 20 bytes.
@@ -149,7 +151,6 @@ func histBucket(n int64) int {
 // NewTraceBuilder starts a trace of topic with partitions partitions.
 func NewTraceBuilder(topic string, partitions int, pid int64, epoch int16) *TraceBuilder {
 	t := &Trace{Topic: topic, Partitions: partitions, ProducerID: pid, Epoch: epoch, stride: 1, shapes: [][]hdrLen{nil},
-		logBatches: make([]int64, partitions), logRecords: make([]int64, partitions), logBytes: make([]int64, partitions),
 		logHist: make([]int64, histBuckets)}
 	return &TraceBuilder{t: t, minMs: math.MaxInt64, shapeIdx: map[string]uint16{}, lastPart: -1}
 }
@@ -166,8 +167,16 @@ func (tb *TraceBuilder) Batch(part int, bytes int64) {
 		tb.bounds = append(tb.bounds, t.recs.len())
 		tb.lastPart = part
 	}
-	t.logBatches[part]++
-	t.logBytes[part] += bytes
+	if t.logLayout == nil {
+		t.logLayout = map[int32]*[3]int64{}
+	}
+	l := t.logLayout[int32(part)]
+	if l == nil {
+		l = new([3]int64)
+		t.logLayout[int32(part)] = l
+	}
+	l[0]++
+	l[2] += bytes
 	tb.inBatch = true
 	tb.batchRecs = 0
 }
@@ -201,7 +210,7 @@ func (tb *TraceBuilder) Add(tsMs int64, part int, key, value []byte, hdr []batch
 	}
 	tb.batchRecs++
 	if tb.lastPart >= 0 {
-		t.logRecords[tb.lastPart]++
+		t.logLayout[int32(tb.lastPart)][1]++
 	}
 	r := traceRec{ms: uint32(tsMs - tb.base), keyLen: lenOrNull(key), valLen: lenOrNull(value), num: tb.n, part: int16(part), shape: tb.shape(hdr)}
 	tb.n++
@@ -483,9 +492,21 @@ func (t *Trace) Keyed() int64 {
 }
 
 // LogLayout is the log's own layout of the trace's records: per partition
-// batches, records and stored bytes.
+// of the topic batches, records and stored bytes.
 func (t *Trace) LogLayout() (batches, records, bytes []int64) {
-	return t.logBatches, t.logRecords, t.logBytes
+	batches, records, bytes = make([]int64, t.Partitions), make([]int64, t.Partitions), make([]int64, t.Partitions)
+	t.AddLogLayout(batches, records, bytes)
+	return batches, records, bytes
+}
+
+// AddLogLayout adds the trace's LogLayout to batches, records and bytes
+// (each of the topic's partition count).
+func (t *Trace) AddLogLayout(batches, records, bytes []int64) {
+	for p, l := range t.logLayout {
+		batches[p] += l[0]
+		records[p] += l[1]
+		bytes[p] += l[2]
+	}
 }
 
 // Evenly returns a copy of t whose arrivals are spread evenly over

@@ -53,12 +53,7 @@ type Topic struct {
 func (t *Topic) LogLayout() (batches, records, bytes []int64) {
 	batches, records, bytes = make([]int64, t.Partitions), make([]int64, t.Partitions), make([]int64, t.Partitions)
 	for _, s := range t.Sessions {
-		b, r, y := s.LogLayout()
-		for p := range b {
-			batches[p] += b[p]
-			records[p] += r[p]
-			bytes[p] += y[p]
-		}
+		s.AddLogLayout(batches, records, bytes)
 	}
 	return batches, records, bytes
 }
