@@ -82,6 +82,7 @@ type session struct {
 	backMax  int64 // the longest step back, ms
 	backAt   string
 	records  int64
+	firstTs  int64 // the session's first record's time
 	minTs    int64
 	maxTs    int64
 	// batches whose records all share one millisecond, and their
@@ -143,7 +144,11 @@ func Read(parts []segment.Partition) ([]*Topic, error) {
 				return nil, fmt.Errorf("topic %s, producer %d epoch %d: %w", t.Name, k.pid, k.epoch, err)
 			}
 			t.Sessions = append(t.Sessions, tr)
-			t.spanMs = append(t.spanMs, s.maxTs-s.minTs)
+			span := s.maxTs - s.minTs
+			if span < 0 || span > maxSyntheticSpanMs {
+				span = maxSyntheticSpanMs // past it the difference overflows, or the trace's 32-bit times
+			}
+			t.spanMs = append(t.spanMs, span)
 			if k.pid < 0 {
 				t.NoPID = true
 			}
@@ -236,8 +241,21 @@ func readPartition(p *segment.Partition, t *Topic, sess map[sessionKey]*session,
 				if rec.Key != nil {
 					part = int(p.Partition)
 				}
+				if s.records == 0 && n == 1 {
+					s.firstTs = ts
+				}
 				if err := s.tb.Add(ts, part, rec.Key, rec.Value, rec.Headers); err != nil {
-					return fmt.Errorf("%s: %w", info.File, err)
+					// A trace keeps a session's times in 32 bits of
+					// milliseconds: a record 49 days from the session's
+					// first is no send() time of it, and --synthetic
+					// replays its sizes at times of its own.
+					if t.Evidence == "" {
+						t.Evidence = fmt.Sprintf("%s: the batch at byte %d (offset %d) has a record at %d ms, more than 49 days from its producer session's first (%d ms): not the send() times of one session",
+							info.File, info.Pos, info.BaseOffset, ts, s.firstTs)
+					}
+					if err := s.tb.Add(s.firstTs, part, rec.Key, rec.Value, rec.Headers); err != nil {
+						return segment.Locate(sb.File, sb.Pos, err)
+					}
 				}
 			}
 			s.records += int64(n)
@@ -252,6 +270,10 @@ func readPartition(p *segment.Partition, t *Topic, sess map[sessionKey]*session,
 	}
 	return nil
 }
+
+// maxSyntheticSpanMs bounds the span --synthetic spreads a session over
+// (a trace's times are 32-bit milliseconds from a base 2^31 before the first).
+const maxSyntheticSpanMs = 1 << 31
 
 // Thresholds of the checks that a session's timestamps are arrivals.
 const (

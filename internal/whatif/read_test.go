@@ -1,6 +1,7 @@
 package whatif
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -216,5 +217,34 @@ func TestReadPartitionBound(t *testing.T) {
 	parts, _ = segment.Partitions([]string{last})
 	if topics, err := Read(parts); err != nil || topics[0].Partitions != MaxPartitions {
 		t.Errorf("the last partition allowed: err %v", err)
+	}
+}
+
+// A session whose records lie more than 49 days apart (a trace keeps
+// 32-bit milliseconds) is evidence, located, not a read error: refused,
+// and --synthetic replays its records at even times of its own.
+func TestReadSpanPast49Days(t *testing.T) {
+	dir := t.TempDir()
+	const day = 24 * 3600 * 1000
+	writeBatches(t, dir, 0, []testBatch{{pid: 1, ts: []int64{1_700_000_000_000, 1_700_000_000_001}}, {pid: 1, ts: []int64{1_700_000_000_000 + 50*day}}})
+	parts, _ := segment.Partitions([]string{dir})
+	topics, err := Read(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := topics[0].Evidence; !strings.Contains(ev, "more than 49 days") || !strings.Contains(ev, "byte ") {
+		t.Errorf("evidence %q", ev)
+	}
+	if topics[0].Records() != 3 {
+		t.Errorf("%d records kept", topics[0].Records())
+	}
+	o := Options{Runs: 5, Was: []producer.Property{{Key: "linger.ms", Value: "5"}}, Set: []producer.Property{{Key: "linger.ms", Value: "20"}}}
+	if _, _, err := Run(parts, o); !errors.Is(err, ErrNotArrivals) {
+		t.Errorf("without --synthetic: err %v", err)
+	}
+	o.Synthetic = true
+	res, _, err := Run(parts, o)
+	if err != nil || res[0].Synthetic == "" {
+		t.Fatalf("--synthetic: err %v", err)
 	}
 }
