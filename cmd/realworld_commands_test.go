@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -59,20 +60,11 @@ func TestRealworldCommandsDoNotCrash(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			for _, d := range dirs {
 				_, stderr, code := runKseg(t, append(c.args, d)...)
-				if !containsCode(c.ok, code) {
+				if !slices.Contains(c.ok, code) {
 					t.Errorf("kseg %s %s: exit %d\n%s", strings.Join(c.args, " "), d, code, stderr)
 				}
 			}
 		})
 	}
 	os.Remove(html)
-}
-
-func containsCode(codes []ExitCode, c ExitCode) bool {
-	for _, x := range codes {
-		if x == c {
-			return true
-		}
-	}
-	return false
 }
