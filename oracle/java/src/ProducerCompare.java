@@ -61,36 +61,6 @@ public class ProducerCompare {
         return m;
     }
 
-    /**
-     * Waits until the broker hosts every partition of the new topic (its log exists, so the
-     * ReplicaManager leads it) and metadata names a leader. Sending earlier gets
-     * NOT_LEADER_OR_FOLLOWER, and an idempotent producer then retries with OUT_OF_ORDER_SEQUENCE
-     * errors and changed batches, which would spoil the comparison.
-     */
-    static void waitReady(Admin admin, String topic, int partitions) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            int hosted = 0;
-            var dirs = admin.describeLogDirs(List.of(1)).allDescriptions().get(30, TimeUnit.SECONDS);
-            for (var d : dirs.get(1).values()) {
-                for (var tp : d.replicaInfos().keySet()) if (tp.topic().equals(topic)) hosted++;
-            }
-            int led = 0;
-            try {
-                var desc = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
-                for (var pi : desc.partitions()) if (pi.leader() != null && !pi.leader().isEmpty()) led++;
-            } catch (java.util.concurrent.ExecutionException e) {
-                if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) throw e;
-            }
-            if (hosted == partitions && led == partitions) {
-                Thread.sleep(200);
-                return;
-            }
-            Thread.sleep(100);
-        }
-        throw new RuntimeException(topic + ": partitions not ready after 60 s");
-    }
-
     static void run(String bootstrap, String topic, Map<String, String> c) throws Exception {
         int partitions = Integer.parseInt(c.getOrDefault("partitions", "1"));
         int records = Integer.parseInt(c.getOrDefault("records", "200"));
@@ -107,8 +77,7 @@ public class ProducerCompare {
         try (Admin admin = Admin.create(ap)) {
             NewTopic t = new NewTopic(topic, partitions, (short) 1)
                     .configs(Map.of("retention.ms", "-1", "compression.type", "producer"));
-            admin.createTopics(List.of(t)).all().get(60, TimeUnit.SECONDS);
-            waitReady(admin, topic, partitions);
+            Topics.create(admin, List.of(t));
         }
 
         Properties p = new Properties();

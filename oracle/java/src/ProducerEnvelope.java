@@ -72,40 +72,14 @@ public class ProducerEnvelope {
     }
 
     static void create(String bootstrap, List<String> topics) throws Exception {
-        Map<String, Integer> want = new HashMap<>();
         List<NewTopic> nts = new ArrayList<>();
         for (String t : topics) {
             int colon = t.lastIndexOf(':');
             String name = t.substring(0, colon);
             int parts = Integer.parseInt(t.substring(colon + 1));
-            want.put(name, parts);
             nts.add(new NewTopic(name, parts, (short) 1).configs(Map.of("compression.type", "producer")));
         }
-        Properties ap = new Properties();
-        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(ap)) {
-            admin.createTopics(nts).all().get(120, TimeUnit.SECONDS);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (true) {
-                // Every partition hosted (its log exists, the ReplicaManager leads it) and a leader
-                // in metadata: sending earlier gets NOT_LEADER_OR_FOLLOWER and retries.
-                Map<String, Integer> hosted = new HashMap<>();
-                var dirs = admin.describeLogDirs(List.of(1)).allDescriptions().get(30, TimeUnit.SECONDS);
-                for (var d : dirs.get(1).values()) {
-                    for (var tp : d.replicaInfos().keySet()) hosted.merge(tp.topic(), 1, Integer::sum);
-                }
-                int led = 0, total = 0;
-                var desc = admin.describeTopics(want.keySet()).allTopicNames().get(30, TimeUnit.SECONDS);
-                for (var e : want.entrySet()) {
-                    total += e.getValue();
-                    if (!hosted.getOrDefault(e.getKey(), 0).equals(e.getValue())) continue;
-                    for (var pi : desc.get(e.getKey()).partitions()) if (pi.leader() != null && !pi.leader().isEmpty()) led++;
-                }
-                if (led == total) break;
-                if (System.nanoTime() > deadline) throw new RuntimeException("partitions not ready after 120 s: " + led + "/" + total);
-                Thread.sleep(200);
-            }
-        }
+        Topics.create(bootstrap, nts);
         // One idempotent send first, so that no run is the broker's first InitProducerId (that one
         // waits for a producer-id block: COORDINATOR_LOAD_IN_PROGRESS and a retry backoff).
         String warm = topics.get(0).substring(0, topics.get(0).lastIndexOf(':'));

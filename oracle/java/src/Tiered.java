@@ -69,10 +69,7 @@ public class Tiered {
     }
 
     static void createTopic(String name, Map<String, String> configs) throws Exception {
-        try (Admin admin = admin()) {
-            admin.createTopics(List.of(new NewTopic(name, 1, (short) 1).configs(configs)))
-                    .all().get(60, TimeUnit.SECONDS);
-        }
+        Topics.create(bootstrap, List.of(new NewTopic(name, 1, (short) 1).configs(configs)));
     }
 
     static KafkaProducer<byte[], byte[]> producer() {

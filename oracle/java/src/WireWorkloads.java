@@ -63,9 +63,7 @@ public class WireWorkloads {
     }
 
     static void createTopic(String name, int partitions, Map<String, String> configs) throws Exception {
-        try (Admin a = admin()) {
-            a.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs))).all().get(120, TimeUnit.SECONDS);
-        }
+        Topics.create(bootstrap, List.of(new NewTopic(name, partitions, (short) 1).configs(configs)));
     }
 
     static KafkaProducer<byte[], byte[]> producer(Map<String, String> extra) {

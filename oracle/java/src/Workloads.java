@@ -72,12 +72,7 @@ public class Workloads {
     // ---------------------------------------------------------------- helpers
 
     static void createTopic(String name, int partitions, Map<String, String> configs) throws Exception {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(p)) {
-            NewTopic t = new NewTopic(name, partitions, (short) 1).configs(configs);
-            admin.createTopics(List.of(t)).all().get(60, TimeUnit.SECONDS);
-        }
+        Topics.create(bootstrap, List.of(new NewTopic(name, partitions, (short) 1).configs(configs)));
     }
 
     static void createTopic(String name) throws Exception {
