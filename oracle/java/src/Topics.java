@@ -5,7 +5,7 @@
 // its first request to NOT_LEADER_OR_FOLLOWER while a later in-flight request to the same
 // partition is appended; Kafka 4.4.0 accepts any first sequence on a partition without producer
 // state, so every retry of the first request fails with OUT_OF_ORDER_SEQUENCE_NUMBER until
-// delivery.timeout.ms expires it (KAFKA-15591, fixed after 4.4.0). Waiting until every partition
+// delivery.timeout.ms expires it (KAFKA-15591; the fix ships in Kafka 4.5). Waiting until every partition
 // answers ListOffsets as leader, the same leader check Produce makes, closes that window.
 
 import java.util.ArrayList;
