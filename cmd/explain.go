@@ -38,6 +38,7 @@ the reference producer (an internal error).`
 
 func newExplainCmd() *cobra.Command {
 	var batches, advise bool
+	var maxBatches int
 	var out outputFlag
 	var sf source.Flags
 	c := &cobra.Command{
@@ -47,23 +48,27 @@ func newExplainCmd() *cobra.Command {
 		Example: "  kseg explain testdata/segments/seed/u05-small-0\n  kseg explain --batches run/\n  kseg explain --json /var/lib/kafka/orders-0",
 		Args:    needPaths("explain needs at least one PATH (a segment file, partition directory or log directory)"),
 		RunE: func(c *cobra.Command, args []string) error {
-			return withSource(&sf, func(src *source.Set) error { return runExplain(c, src, args, out.json(), batches, advise) })
+			return withSource(&sf, func(src *source.Set) error { return runExplain(c, src, args, out.json(), batches, advise, maxBatches) })
 		},
 	}
 	fs := c.Flags()
 	out.add(fs, "NDJSON: one object per batch, then one per partition and producer")
 	fs.BoolVar(&batches, "batches", false, "list every batch with its cut and evidence")
+	fs.IntVar(&maxBatches, "max-batches", explain.DefaultMaxBatches, "explain at most this many data batches, shared by the partitions (each of about 350 bytes at the peak); a partition past its share is explained from its first batches and says where it stopped")
 	fs.BoolVar(&advise, "advice", false, "run the reference producer on the log's workload at the inferred settings and with the setting behind the dominant cut changed")
 	addSourceFlags(c, &sf)
 	return c
 }
 
-func runExplain(c *cobra.Command, src *source.Set, args []string, asJSON, batches, advise bool) error {
+func runExplain(c *cobra.Command, src *source.Set, args []string, asJSON, batches, advise bool, maxBatches int) error {
+	if maxBatches <= 0 {
+		return withCode(ExitUsage, fmt.Errorf("--max-batches must be at least 1, got %d", maxBatches))
+	}
 	parts, err := namedLogs(src.Partitions)(args)
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}
-	res, err := explain.Run(parts)
+	res, err := explain.RunWith(parts, explain.Options{MaxBatches: maxBatches})
 	if err != nil {
 		return withCode(ExitBadInput, err)
 	}

@@ -132,3 +132,36 @@ func TestReportExplain(t *testing.T) {
 		t.Errorf("report without --explain shows cuts")
 	}
 }
+
+// --max-batches: a partition cut short says so in the text and gives the
+// first offset not read in --json (null when read whole); 0 is a usage
+// error.
+func TestExplainMaxBatchesFlag(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "segments", "seed", "u05-small-0")
+	stdout, stderr, code := runKseg(t, "explain", "--max-batches", "10", dir)
+	if code != 0 {
+		t.Fatalf("explain: %d %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "note: u05-small-0: explained its first 10 data batches; those from offset 80 on were not read") {
+		t.Errorf("no note on the batches not read:\n%s", stdout)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max-batches", "10"}, `"unread_from":80`},
+		{nil, `"unread_from":null`},
+	} {
+		stdout, stderr, code = runKseg(t, append(append([]string{"explain", "--json"}, tc.args...), dir)...)
+		if code != 0 {
+			t.Fatalf("explain --json %v: %d %s", tc.args, code, stderr)
+		}
+		lines := strings.Split(strings.TrimSpace(stdout), "\n")
+		if last := lines[len(lines)-1]; !strings.Contains(last, `"type":"partition"`) || !strings.Contains(last, tc.want) {
+			t.Errorf("explain --json %v: last line %s, want %s", tc.args, last, tc.want)
+		}
+	}
+	if _, stderr, code = runKseg(t, "explain", "--max-batches", "0", dir); code != ExitUsage || !strings.Contains(stderr, "--max-batches") {
+		t.Errorf("--max-batches 0: exit %d, %s", code, stderr)
+	}
+}

@@ -25,6 +25,9 @@ func likeConfig(cmd *cobra.Command, path string) (producer.Config, error) {
 	if err != nil {
 		return producer.Config{}, withCode(ExitBadInput, err)
 	}
+	for _, u := range res.Unread {
+		fmt.Fprintf(cmd.ErrOrStderr(), "kseg: --like %s: settings from the first %d data batches of %s-%d, within explain's bound on batches (offsets from %d on not read)\n", path, u.Read, u.Topic, u.Partition, u.From)
+	}
 	var like *explain.Producer
 	for _, p := range res.Producers {
 		if like == nil || len(p.Batches) > len(like.Batches) {

@@ -64,10 +64,31 @@ func ExplainJSON(w io.Writer, res *explain.Result) error {
 			}
 		}
 		j.Raw("cuts", string(cuts.Done()))
+		if u := unreadOf(res, ps.Topic, ps.Partition); u != nil {
+			j.Int("unread_from", u.From)
+		} else {
+			j.Raw("unread_from", "null")
+		}
 		bw.Write(j.Done())
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()
+}
+
+// unreadOf is the partition's Unread, or nil when it was read whole.
+func unreadOf(res *explain.Result, topic string, partition int32) *explain.Unread {
+	for i := range res.Unread {
+		if u := &res.Unread[i]; u.Topic == topic && u.Partition == partition {
+			return u
+		}
+	}
+	return nil
+}
+
+// unreadText says where explain stopped reading a partition.
+func unreadText(u explain.Unread) string {
+	return fmt.Sprintf("%s-%d: explained its first %d data batches; those from offset %d on were not read (--max-batches raises the bound, --from starts later)",
+		u.Topic, u.Partition, u.Read, u.From)
 }
 
 // sendersJSON is explain's fitted senders as a JSON array ([] for none).
@@ -195,6 +216,9 @@ func ExplainText(w io.Writer, res *explain.Result, batches bool) error {
 	}
 	for _, ps := range res.Partitions {
 		fmt.Fprintf(bw, "%s-%d producer %s: %s\n", ps.Topic, ps.Partition, explainPID(ps.ProducerID), cutsText(ps.Cuts))
+	}
+	for _, u := range res.Unread {
+		fmt.Fprintf(bw, "note: %s\n", unreadText(u))
 	}
 	if batches {
 		fmt.Fprintln(bw)

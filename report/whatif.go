@@ -36,6 +36,14 @@ func whatifTopicText(w *bufio.Writer, r *whatif.Result) {
 	if t.Unnamed != "" {
 		fmt.Fprintf(w, "  note: %s is not named TOPIC-PARTITION: its records replay as partition 0 of a one-partition topic\n", t.Unnamed)
 	}
+	if len(t.Unread) > 0 {
+		from := make([]string, len(t.Unread))
+		for i, u := range t.Unread {
+			from[i] = fmt.Sprintf("%d from offset %d", u.Partition, u.From)
+		}
+		fmt.Fprintf(w, "  note: the log holds more than whatif reads (%d records, a producer session counting as %d more, shared by the partitions given): the replay ends at %s, the last record read of the partition that passed its share; not read: partition %s (--from and --to choose the stretch)\n",
+			t.Bound, whatif.SessionCost, time.UnixMilli(t.End).UTC().Format("2006-01-02T15:04:05.000Z"), strings.Join(from, ", "))
+	}
 	if t.NoPID {
 		fmt.Fprintf(w, "  note: records of producer id -1 (non-idempotent producers) cannot be told apart: they replay as one producer, one accumulator;\n"+
 			"        if several producers wrote them at once, the replay shares batches they did not share and predicts too few batches\n")
@@ -56,6 +64,10 @@ func whatifTopicText(w *bufio.Writer, r *whatif.Result) {
 				fmt.Fprintf(w, "  [%s confidence]", in.Confidence)
 			}
 			w.WriteByte('\n')
+		}
+		for _, u := range r.InferredFromPart {
+			fmt.Fprintf(w, "    note: inferred from the first %d data batches of %s-%d, within explain's bound on batches (offsets from %d on not read); --was gives the settings\n",
+				u.Read, u.Topic, u.Partition, u.From)
 		}
 	} else {
 		fmt.Fprintf(w, "  original settings (given): %s\n", propList(r.WasProps))
@@ -221,6 +233,24 @@ func WhatifJSON(w io.Writer, results []*whatif.Result) error {
 			}
 			arr = append(arr, ']')
 			j.Raw("also_mixed", string(arr))
+		}
+		if len(t.Unread) > 0 {
+			// the replay ends at t.End: partitions past it were not read
+			var u jsonobj.Obj
+			u.Int("bound", t.Bound)
+			u.Int("end_ms", t.End)
+			arr := []byte{'['}
+			for k, x := range t.Unread {
+				if k > 0 {
+					arr = append(arr, ',')
+				}
+				var po jsonobj.Obj
+				po.Int("partition", int64(x.Partition))
+				po.Int("from_offset", x.From)
+				arr = append(arr, po.Done()...)
+			}
+			u.Raw("partitions", string(append(arr, ']')))
+			j.Raw("unread", string(u.Done()))
 		}
 		be, re := r.ReplayError()
 		var e jsonobj.Obj

@@ -115,11 +115,47 @@ type Result struct {
 	Batches    []*Batch // partition by partition, in offset order
 	Partitions []PartitionSummary
 	Producers  []*Producer
+	// Unread are the partitions explained only in part (Options.MaxBatches).
+	Unread []Unread
 }
 
-// Run reads parts and explains them. A topic's partition count, for the
-// key check, is one more than its highest partition given.
-func Run(parts []segment.Partition) (*Result, error) {
+// Unread is a partition whose data batches passed its share of
+// Options.MaxBatches: the first Read were explained, and the batches from
+// offset From on were not read.
+type Unread struct {
+	Topic     string
+	Partition int32
+	Read      int
+	From      int64
+}
+
+// DefaultMaxBatches is Options.MaxBatches' default. Explain holds every
+// batch it explains, about 185 bytes each and 350 at the peak of inference
+// (TestExplainBytesPerBatch): 1,000,000 batches peak near 360 MB, where a
+// busy partition of 50 segments of 1 KiB batches (50 million) would take
+// 17 GB.
+const DefaultMaxBatches = 1_000_000
+
+// Options bound a run.
+type Options struct {
+	// MaxBatches bounds the data batches explained (0: DefaultMaxBatches),
+	// shared by the partitions as segment.FairShares shares them (every
+	// partition whole when they hold no more, else each up to a level a
+	// smaller one leaves room above); a partition that passes its share
+	// is explained from its first batches (Result.Unread).
+	MaxBatches int
+}
+
+// Run reads parts and explains them, within DefaultMaxBatches.
+func Run(parts []segment.Partition) (*Result, error) { return RunWith(parts, Options{}) }
+
+// RunWith reads parts and explains them. A topic's partition count, for
+// the key check, is one more than its highest partition given.
+func RunWith(parts []segment.Partition, opts Options) (*Result, error) {
+	bound := opts.MaxBatches
+	if bound <= 0 {
+		bound = DefaultMaxBatches
+	}
 	nParts := map[string]int{}
 	for i := range parts {
 		nParts[parts[i].Topic] = max(nParts[parts[i].Topic], int(parts[i].Partition)+1)
@@ -131,12 +167,23 @@ func Run(parts []segment.Partition) (*Result, error) {
 	}
 	groups := map[key]*Producer{}
 	var order []key
+	shares, err := batchShares(parts, int64(bound))
+	if err != nil {
+		return nil, err
+	}
+	read := make([]readPart, len(parts))
 	for i := range parts {
 		p := &parts[i]
-		bs, locs, err := readPartition(p, nParts[p.Topic], producer.PartitionForKey)
+		bs, locs, unreadFrom, err := readPartition(p, nParts[p.Topic], producer.PartitionForKey, int(shares[i]))
 		if err != nil {
 			return nil, err
 		}
+		read[i] = readPart{bs, locs, unreadFrom}
+	}
+	res.Unread = endTogether(parts, read)
+	for i := range parts {
+		p, bs, locs := &parts[i], read[i].batches, read[i].locs
+		read[i] = readPart{}
 		res.Batches = append(res.Batches, bs...)
 		seen := map[int64]bool{}
 		for i, b := range bs {
@@ -185,6 +232,71 @@ func Run(parts []segment.Partition) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// batchShares divides bound among parts by segment.FairShares over their
+// data batches, counted from the headers of the local ones (a remote
+// partition, which counting would fetch twice, counts as large).
+func batchShares(parts []segment.Partition, bound int64) ([]int64, error) {
+	sizes := make([]int64, len(parts))
+	for i := range parts {
+		sizes[i] = bound
+		if parts[i].Local() {
+			c, err := segment.CountData(&parts[i], bound, -1, nil)
+			if err != nil {
+				return nil, err
+			}
+			sizes[i] = c.Batches
+			if c.More {
+				sizes[i]++
+			}
+		}
+	}
+	return segment.FairShares(sizes, bound), nil
+}
+
+// readPart is what RunWith read of a partition.
+type readPart struct {
+	batches    []*Batch
+	locs       []batchLoc
+	unreadFrom int64 // -1: read to its end
+}
+
+// endTogether ends the partitions of a topic of which one was not read
+// to its end at the same time, and returns every partition cut short.
+// A partition stopped at its share of MaxBatches ends the topic's
+// explained log at its last record read: a sticky producer's batches on
+// the topic's other partitions after that would lack their neighbours
+// on it and read as another story (no drains, a partitioner that never
+// switches there). Batches are dropped from the first whose first record
+// is later; a log without timestamps keeps its share as read.
+func endTogether(parts []segment.Partition, read []readPart) []Unread {
+	end := map[string]int64{}
+	for i := range parts {
+		if rp := &read[i]; rp.unreadFrom >= 0 && len(rp.batches) > 0 {
+			last := rp.batches[len(rp.batches)-1].LastTs
+			if e, ok := end[parts[i].Topic]; !ok || last < e {
+				end[parts[i].Topic] = last
+			}
+		}
+	}
+	var out []Unread
+	for i := range parts {
+		rp := &read[i]
+		if e, ok := end[parts[i].Topic]; ok {
+			for k, b := range rp.batches {
+				if !b.Legacy && b.FirstTs > e {
+					rp.unreadFrom = b.BaseOffset
+					rp.batches, rp.locs = rp.batches[:k:k], rp.locs[:k:k]
+					break
+				}
+			}
+		}
+		if rp.unreadFrom >= 0 {
+			out = append(out, Unread{Topic: parts[i].Topic, Partition: parts[i].Partition, Read: len(rp.batches), From: rp.unreadFrom})
+		}
+	}
+	return out
 }
 
 // est is MemoryRecordsBuilder.estimatedBytesWritten for unc record bytes

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/kseg/kseg/producer"
-	"github.com/kseg/kseg/segment"
 )
 
 // BenchmarkLargeRecords explains a log of 256 one-record batches of
@@ -17,14 +16,7 @@ func BenchmarkLargeRecords(b *testing.B) {
 	cfg := producer.DefaultConfig()
 	cfg.Records, cfg.ValueSize, cfg.BatchSize = 256, 256<<10, 16384
 	cfg.Timing = producer.Timing{}
-	dir := b.TempDir()
-	if _, err := producer.Write(cfg, dir); err != nil {
-		b.Fatal(err)
-	}
-	parts, err := segment.Partitions([]string{dir})
-	if err != nil {
-		b.Fatal(err)
-	}
+	parts := writeModelLog(b, cfg)
 	var retained uint64
 	for b.Loop() {
 		var before, after runtime.MemStats

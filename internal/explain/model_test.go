@@ -34,15 +34,7 @@ func TestExplainLingerFromModel(t *testing.T) {
 			cfg.LingerMs = c.lingerMs
 			producer.Sender{Lag: c.lag, Close: 100 * time.Microsecond, RTT: 2 * time.Millisecond,
 				Jitter: 0.2, RTTJitter: 0.2}.Apply(&cfg)
-			dir := t.TempDir()
-			if _, err := producer.Write(cfg, dir); err != nil {
-				t.Fatal(err)
-			}
-			parts, err := segment.Partitions([]string{dir})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := Run(parts)
+			res, err := Run(writeModelLog(t, cfg))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,4 +67,19 @@ func TestExplainLingerFromModel(t *testing.T) {
 			t.Logf("linger.ms [%d, %d] likely %d; fitted at %d: %+v; senders %+v", iv.Min, iv.Max, iv.Likely, c.lingerMs, at.Fit.Sender, p.Settings.Senders)
 		})
 	}
+}
+
+// writeModelLog writes the reference producer's log of cfg into a
+// temporary directory and returns its partitions.
+func writeModelLog(t testing.TB, cfg producer.Config) []segment.Partition {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := producer.Write(cfg, dir); err != nil {
+		t.Fatal(err)
+	}
+	parts, err := segment.Partitions([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parts
 }

@@ -120,23 +120,35 @@ func (b *Batch) span() int64 { return b.LastTs - b.FirstTs }
 // locs[i] is where out[i] is: its segment (an index into p.Segments) and
 // byte position, for the producer model to read its producer's records
 // again without reading every other producer's (readSpan).
-func readPartition(p *segment.Partition, numPartitions int, partitionFor func([]byte, int) int) (out []*Batch, locs []batchLoc, err error) {
+//
+// At most limit data batches holding records are read: when another
+// follows them, unreadFrom is its base offset (else -1) and the rest of p
+// is not read.
+func readPartition(p *segment.Partition, numPartitions int, partitionFor func([]byte, int) int, limit int) (out []*Batch, locs []batchLoc, unreadFrom int64, err error) {
+	unreadFrom = -1
+	counted := 0
 	var slab []Batch // batches are allocated a slab at a time: no per-batch object
 	st := &segment.Stream{}
 	defer st.Close()
 	var rec batch.Record
 	for k, seg := range p.Segments {
 		if err := st.OpenSegment(seg, 0); err != nil {
-			return out, locs, err
+			return out, locs, unreadFrom, err
 		}
 		for st.Next() {
 			sb := st.Batch()
 			info, err := sb.Info()
 			if err != nil {
-				return out, locs, err
+				return out, locs, unreadFrom, err
 			}
 			if info.Control {
 				continue
+			}
+			if info.Records > 0 { // as segment.CountData counts them
+				if counted == limit {
+					return out, locs, info.BaseOffset, nil
+				}
+				counted++
 			}
 			locs = append(locs, batchLoc{seg: int32(k), pos: sb.Pos})
 			if len(slab) == cap(slab) {
@@ -155,7 +167,7 @@ func readPartition(p *segment.Partition, numPartitions int, partitionFor func([]
 			b.FirstTs = sb.Header.BaseTimestamp
 			br, err := sb.Records()
 			if err != nil {
-				return out, locs, err
+				return out, locs, unreadFrom, err
 			}
 			i := 0
 			for {
@@ -163,7 +175,7 @@ func readPartition(p *segment.Partition, numPartitions int, partitionFor func([]
 				if err != nil {
 					// br's positions are the batch's own: name the file
 					// and the absolute byte, as dump does.
-					return out, locs, segment.Locate(sb.File, sb.Pos, err)
+					return out, locs, unreadFrom, segment.Locate(sb.File, sb.Pos, err)
 				}
 				if !ok {
 					break
@@ -192,10 +204,10 @@ func readPartition(p *segment.Partition, numPartitions int, partitionFor func([]
 			b.Records = i
 		}
 		if err := st.Err(); err != nil {
-			return out, locs, err
+			return out, locs, unreadFrom, err
 		}
 	}
-	return out, locs, nil
+	return out, locs, unreadFrom, nil
 }
 
 // batchLoc is where a batch is: a segment of its partition and a byte.

@@ -11,6 +11,7 @@ package whatif
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/kseg/kseg/batch"
@@ -44,6 +45,12 @@ type Topic struct {
 	// does not say its number (not TOPIC-N: a loose segment file): it
 	// replays as partition 0 of a one-partition topic.
 	Unnamed string
+	// Unread, when not empty, are the partitions whose batches after End
+	// were not read: the topic's log passed its share of the records
+	// read (ReadWithin), and End is the last moment replayed.
+	End    int64
+	Unread []Unread
+	Bound  int64 // the records ReadWithin could read, when Unread is not empty
 	// spanMs is the log's time span per session (for --synthetic).
 	spanMs []int64
 }
@@ -92,10 +99,42 @@ type session struct {
 	batches        int
 }
 
-// Read reads parts (any order) into topics, in the order their first
-// partition comes. Control batches are skipped. A read error names the
-// file and byte.
-func Read(parts []segment.Partition) ([]*Topic, error) {
+// DefaultMaxRecords bounds the records whatif reads, a producer session
+// counting as SessionCost records more. A replay holds about 38 bytes a
+// record at its peak (the 10-million-record benchmark: 365 MiB), so a
+// partition of 100 million records would take 3.5 GB; 11 million keep the
+// peak near 420 MB and read the benchmark's log whole.
+const DefaultMaxRecords = 11_000_000
+
+// Unread is a partition whose records after its topic's end (Topic.End)
+// were not read, from offset From.
+type Unread struct {
+	Partition int32
+	From      int64
+}
+
+// Read reads parts within maxRecords (ReadWithin).
+func Read(parts []segment.Partition) ([]*Topic, error) { return ReadWithin(parts, maxRecords) }
+
+// maxRecords is DefaultMaxRecords (a test lowers it).
+var maxRecords int64 = DefaultMaxRecords
+
+// ReadWithin reads parts (any order) into topics, in the order their
+// first partition comes. Control batches are skipped. A read error names
+// the file and byte.
+//
+// At most maxRecords records are read, a producer session counting as
+// SessionCost records more (readCost), shared by the partitions as
+// segment.FairShares shares them: every partition whole when they hold no
+// more, else each up to a level that a smaller one leaves room above.
+// Their batch headers are counted first. A partition past its share ends
+// its topic's replay at its last record counted: every partition of the
+// topic is read up to the first batch begun after that moment (Topic.End,
+// Topic.Unread), the one cut short no further than its share, so the
+// topic's records stay one stretch of time. A partition from a remote
+// source (kafka://, s3://) is not counted, which would fetch it twice: it
+// counts as large and is read whole (--from and --to bound it).
+func ReadWithin(parts []segment.Partition, maxRecords int64) ([]*Topic, error) {
 	byName := map[string]*Topic{}
 	var order []*Topic
 	parts = slices.Clone(parts)
@@ -121,6 +160,10 @@ func Read(parts []segment.Partition) ([]*Topic, error) {
 		t.Partitions = max(t.Partitions, int(p.Partition)+1)
 		t.Named = append(t.Named, p.Partition)
 	}
+	limits, err := planRead(parts, maxRecords)
+	if err != nil {
+		return nil, err
+	}
 	for _, t := range order {
 		slices.Sort(t.Named)
 		t.Named = slices.Compact(t.Named)
@@ -130,8 +173,17 @@ func Read(parts []segment.Partition) ([]*Topic, error) {
 			if parts[i].Topic != t.Name {
 				continue
 			}
-			if err := readPartition(&parts[i], t, sess, &keys); err != nil {
+			lim := limits[i]
+			from, err := readPartition(&parts[i], t, sess, &keys, lim)
+			if err != nil {
 				return nil, err
+			}
+			if lim.end != noEnd {
+				t.End = lim.end
+			}
+			if from >= 0 {
+				t.Unread = append(t.Unread, Unread{Partition: parts[i].Partition, From: from})
+				t.Bound = maxRecords
 			}
 		}
 		for _, k := range keys {
@@ -164,23 +216,109 @@ func orUnnamed(p *segment.Partition, t *Topic) string {
 	return t.Unnamed
 }
 
-func readPartition(p *segment.Partition, t *Topic, sess map[sessionKey]*session, keys *[]sessionKey) error {
+// readLimit is how far readPartition reads: at most batches data batches
+// (-1: no limit), none begun after end.
+type readLimit struct {
+	batches int64
+	end     int64
+}
+
+const noEnd = math.MaxInt64
+
+// SessionCost is what a producer session costs on top of its records, in
+// records: a replay holds about 38 bytes a record at its peak (the
+// 10-million-record benchmark: 365 MiB) and 3.5 KB a one-record session
+// (100,000 of them: 333 MiB), the session's trace, its checks and its
+// simulations' state (docs/whatif.md, "Many producers").
+const SessionCost = 90
+
+// readCost is a batch's cost in ReadWithin's bound: its records, and
+// SessionCost for the first batch of a producer session in the partition
+// (a session on several partitions is charged on each: a little more
+// than it costs). The set of sessions seen stays small: a count stops
+// once the cost passes its bound, which admits at most bound/SessionCost.
+func readCost() func(segment.BatchInfo) int64 {
+	seen := map[sessionKey]bool{}
+	return func(info segment.BatchInfo) int64 {
+		k := sessionKey{info.ProducerID, info.ProducerEpoch}
+		if k.pid < 0 {
+			k = sessionKey{-1, -1}
+		}
+		if seen[k] {
+			return int64(info.Records)
+		}
+		seen[k] = true
+		return int64(info.Records) + SessionCost
+	}
+}
+
+// planRead counts parts' batch headers and returns how far each is read
+// within maxRecords (ReadWithin).
+func planRead(parts []segment.Partition, maxRecords int64) ([]readLimit, error) {
+	limits := make([]readLimit, len(parts))
+	sizes := make([]int64, len(parts))
+	for i := range parts {
+		limits[i] = readLimit{batches: -1, end: noEnd}
+		sizes[i] = maxRecords // a remote partition's is not counted: as large as can be
+		if parts[i].Local() {
+			c, err := segment.CountData(&parts[i], -1, maxRecords, readCost())
+			if err != nil {
+				return nil, err
+			}
+			sizes[i] = c.Cost
+			if c.More {
+				sizes[i] = maxRecords + 1
+			}
+		}
+	}
+	shares := segment.FairShares(sizes, maxRecords)
+	ends := map[string]int64{}
+	for i := range parts {
+		if shares[i] == sizes[i] || !parts[i].Local() {
+			continue
+		}
+		c, err := segment.CountData(&parts[i], -1, shares[i], readCost())
+		if err != nil {
+			return nil, err
+		}
+		limits[i].batches = c.Batches
+		if e, ok := ends[parts[i].Topic]; !ok || c.LastTs < e {
+			ends[parts[i].Topic] = c.LastTs
+		}
+	}
+	for i := range parts {
+		if e, ok := ends[parts[i].Topic]; ok {
+			limits[i].end = e
+		}
+	}
+	return limits, nil
+}
+
+// readPartition reads p's records into its topic's sessions, as far as
+// lim allows; from is the offset of the first data batch left unread
+// (-1: none).
+func readPartition(p *segment.Partition, t *Topic, sess map[sessionKey]*session, keys *[]sessionKey, lim readLimit) (from int64, err error) {
 	st := &segment.Stream{}
 	defer st.Close()
 	var rec batch.Record
+	var read int64
 	for _, seg := range p.Segments {
 		if err := st.OpenSegment(seg, 0); err != nil {
-			return err
+			return -1, err
 		}
 		for st.Next() {
 			sb := st.Batch()
 			info, err := sb.Info()
 			if err != nil {
-				return err
+				return -1, err
 			}
 			if info.Control || info.Records == 0 {
 				continue
 			}
+			if read == lim.batches || !sb.IsLegacy() && sb.Header.BaseTimestamp > lim.end {
+				return info.BaseOffset, nil
+			}
+			read++
 			if sb.IsLegacy() {
 				if t.Evidence == "" {
 					t.Evidence = fmt.Sprintf("%s: message format v%d at byte %d: no producer session or record timestamps to replay", info.File, info.Magic, info.Pos)
@@ -207,14 +345,14 @@ func readPartition(p *segment.Partition, t *Topic, sess map[sessionKey]*session,
 			s.batches++
 			br, err := sb.Records()
 			if err != nil {
-				return err
+				return -1, err
 			}
 			first, last := int64(0), int64(0)
 			n := 0
 			for {
 				ok, err := br.Next(&rec)
 				if err != nil {
-					return segment.Locate(sb.File, sb.Pos, err)
+					return -1, segment.Locate(sb.File, sb.Pos, err)
 				}
 				if !ok {
 					break
@@ -254,7 +392,7 @@ func readPartition(p *segment.Partition, t *Topic, sess map[sessionKey]*session,
 							info.File, info.Pos, info.BaseOffset, ts, s.firstTs)
 					}
 					if err := s.tb.Add(s.firstTs, part, rec.Key, rec.Value, rec.Headers); err != nil {
-						return segment.Locate(sb.File, sb.Pos, err)
+						return -1, segment.Locate(sb.File, sb.Pos, err)
 					}
 				}
 			}
@@ -265,10 +403,10 @@ func readPartition(p *segment.Partition, t *Topic, sess map[sessionKey]*session,
 			}
 		}
 		if err := st.Err(); err != nil {
-			return err
+			return -1, err
 		}
 	}
-	return nil
+	return -1, nil
 }
 
 // maxSyntheticSpanMs bounds the span --synthetic spreads a session over

@@ -41,19 +41,22 @@ type Inferred struct {
 
 // Result is the what-if of one topic.
 type Result struct {
-	Topic      *Topic
-	Was, Now   producer.Config
-	WasProps   []producer.Property // the original settings by Kafka's names
-	Changed    []producer.Property // the new settings that differ
-	Inferred   bool
-	Inference  []Inferred
-	Synthetic  string // why the arrivals were synthesized ("" when they were not)
-	Fit        *producer.Fit
-	LogBatches []int64
-	LogRecords []int64
-	LogBytes   []int64
-	Replay     *producer.ReplayResult // the original settings, fitted sender
-	Predicted  *producer.ReplayResult // the new settings, fitted sender
+	Topic     *Topic
+	Was, Now  producer.Config
+	WasProps  []producer.Property // the original settings by Kafka's names
+	Changed   []producer.Property // the new settings that differ
+	Inferred  bool
+	Inference []Inferred
+	// InferredFromPart are the topic's partitions explain read only in
+	// part (explain.DefaultMaxBatches) for Inference.
+	InferredFromPart []explain.Unread
+	Synthetic        string // why the arrivals were synthesized ("" when they were not)
+	Fit              *producer.Fit
+	LogBatches       []int64
+	LogRecords       []int64
+	LogBytes         []int64
+	Replay           *producer.ReplayResult // the original settings, fitted sender
+	Predicted        *producer.ReplayResult // the new settings, fitted sender
 
 	replayOpts producer.ReplayOptions
 }
@@ -167,12 +170,17 @@ func Run(parts []segment.Partition, opts Options) (results []*Result, ignored []
 			ignored = append(ignored, ig...)
 		} else {
 			if ex == nil {
-				if ex, err = explain.Run(parts); err != nil {
+				if ex, err = explain.RunWith(parts, explainOptions); err != nil {
 					return nil, nil, err
 				}
 			}
 			r.Inferred = true
 			r.Inference = infer(ex, t.Name, &was)
+			for _, u := range ex.Unread {
+				if u.Topic == t.Name {
+					r.InferredFromPart = append(r.InferredFromPart, u)
+				}
+			}
 		}
 		now := was
 		ig, err := now.ApplyProperties(opts.Set)
@@ -213,6 +221,10 @@ func Run(parts []segment.Partition, opts Options) (results []*Result, ignored []
 	slices.Sort(ignored)
 	return results, slices.Compact(ignored), nil
 }
+
+// explainOptions bound the explain run that infers the original settings
+// (a test lowers its bound).
+var explainOptions = explain.Options{}
 
 // infer sets cfg from explain's inference for topic (its producer with
 // the most batches) and says what it took.
