@@ -29,6 +29,20 @@ func WhatifText(w io.Writer, results []*whatif.Result) error {
 	return bw.Flush()
 }
 
+// WhatifUnread says where the replay of a topic whose log passed the
+// records whatif reads ended ("" when it was read whole).
+func WhatifUnread(t *whatif.Topic) string {
+	if len(t.Unread) == 0 {
+		return ""
+	}
+	from := make([]string, len(t.Unread))
+	for i, u := range t.Unread {
+		from[i] = fmt.Sprintf("%d from offset %d", u.Partition, u.From)
+	}
+	return fmt.Sprintf("the log holds more than whatif reads (%d records, a producer session counting as %d more, shared by the partitions given): the replay ends at %s, the last record read of the partition that passed its share; not read: partition %s (--from and --to choose the stretch)",
+		t.Bound, whatif.SessionCost, time.UnixMilli(t.End).UTC().Format("2006-01-02T15:04:05.000Z"), strings.Join(from, ", "))
+}
+
 func whatifTopicText(w *bufio.Writer, r *whatif.Result) {
 	t := r.Topic
 	fmt.Fprintf(w, "topic %s: %d records, %d partition%s (%s given), %d producer session%s\n",
@@ -36,13 +50,8 @@ func whatifTopicText(w *bufio.Writer, r *whatif.Result) {
 	if t.Unnamed != "" {
 		fmt.Fprintf(w, "  note: %s is not named TOPIC-PARTITION: its records replay as partition 0 of a one-partition topic\n", t.Unnamed)
 	}
-	if len(t.Unread) > 0 {
-		from := make([]string, len(t.Unread))
-		for i, u := range t.Unread {
-			from[i] = fmt.Sprintf("%d from offset %d", u.Partition, u.From)
-		}
-		fmt.Fprintf(w, "  note: the log holds more than whatif reads (%d records, a producer session counting as %d more, shared by the partitions given): the replay ends at %s, the last record read of the partition that passed its share; not read: partition %s (--from and --to choose the stretch)\n",
-			t.Bound, whatif.SessionCost, time.UnixMilli(t.End).UTC().Format("2006-01-02T15:04:05.000Z"), strings.Join(from, ", "))
+	if n := WhatifUnread(t); n != "" {
+		fmt.Fprintf(w, "  note: %s\n", n)
 	}
 	if t.NoPID {
 		fmt.Fprintf(w, "  note: records of producer id -1 (non-idempotent producers) cannot be told apart: they replay as one producer, one accumulator;\n"+

@@ -16,6 +16,7 @@ type WhatifTopic struct {
 	Was        string // the original settings, and whether explain inferred them
 	Fit        string // the sender fitted to the log
 	Warning    string // why the predictions are not to be trusted, if they are not
+	Note       string // where the replay ended, when the log passed the records whatif reads
 	LogBatches int64
 	LogRPB     float64 // the log's records per batch
 	Replay     WhatifBand
@@ -41,6 +42,9 @@ func whatifSection(sb *strings.Builder, runName string, ts []WhatifTopic) {
 		fmt.Fprintf(sb, "<p class=\"meta\">%s · %s</p>\n", e(t.Was), e(t.Fit))
 		if t.Warning != "" {
 			fmt.Fprintf(sb, "<p class=\"sev-warning\">warning: %s</p>\n", e(t.Warning))
+		}
+		if t.Note != "" {
+			fmt.Fprintf(sb, "<p class=\"meta\">note: %s</p>\n", e(t.Note))
 		}
 		sb.WriteString(whatifSVG(&t))
 		sb.WriteString("<table><tr><th>settings</th><th>batches p50</th><th>p5–p95</th><th>min–max</th><th>records per batch p50 [p5–p95]</th><th>requests p50</th></tr>\n")

@@ -79,7 +79,7 @@ func topicOf(r *whatif.Result) report.WhatifTopic {
 		props = append(props, p.Key+"="+p.Value)
 	}
 	t := report.WhatifTopic{Topic: r.Topic.Name, Was: was + ": " + strings.Join(props, " "), LogBatches: batches,
-		Replay: band("replay, original settings", r.Replay)}
+		Replay: band("replay, original settings", r.Replay), Note: report.WhatifUnread(r.Topic)}
 	if batches > 0 {
 		t.LogRPB = float64(records) / float64(batches)
 	}
