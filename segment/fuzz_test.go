@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"testing"
 
 	"github.com/kseg/kseg/batch"
@@ -47,73 +48,84 @@ func FuzzScanner(f *testing.F) {
 	f.Add(bad, uint16(0))
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 30, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, uint16(0))
 	f.Fuzz(func(t *testing.T, data []byte, block uint16) {
-		end := int64(len(data))
-		s := NewScanner(bytes.NewReader(data), end, "fuzz.log")
-		if block > 0 {
-			s.SetBlockSize(int(block))
-		}
-		next := int64(0)
-		resyncs := 0
-		for {
-			for s.Next() {
-				e := s.Entry()
-				if e.Pos != next {
-					t.Fatalf("entry at %d, expected contiguous %d", e.Pos, next)
-				}
-				if e.Size < batch.LogOverhead+batch.MinEntrySize || e.Pos+e.Size > s.End() {
-					t.Fatalf("entry [%d,+%d) outside [0,%d) or undersized", e.Pos, e.Size, s.End())
-				}
-				raw, err := s.Bytes()
-				if err != nil {
-					t.Fatalf("Bytes of a framed entry: %v", err)
-				}
-				if int64(len(raw)) != e.Size || !bytes.Equal(raw, data[e.Pos:e.Pos+e.Size]) {
-					t.Fatalf("Bytes at %d differ from the file", e.Pos)
-				}
-				if e.Magic >= batch.MagicV2 && e.Size >= batch.HeaderSize {
-					if h, _ := batch.ParseHeader(raw); h != e.Header {
-						t.Fatalf("entry header differs from the bytes at %d", e.Pos)
-					}
-				}
-				next = e.Pos + e.Size
-				if s.Pos() != next {
-					t.Fatalf("Pos %d after entry ending at %d", s.Pos(), next)
-				}
-			}
-			err := s.Err()
-			if err == nil {
-				if s.Pos() > end {
-					t.Fatalf("clean stop at %d past the end %d", s.Pos(), end)
-				}
-				return
-			}
-			var se *Error
-			if !errors.As(err, &se) {
-				t.Fatalf("error %T is not a *segment.Error: %v", err, err)
-			}
-			if se.Offset < 0 || se.Offset > end || se.File != "fuzz.log" {
-				t.Fatalf("error located at %d in %q, file has %d bytes", se.Offset, se.File, end)
-			}
-			resyncs++
-			if resyncs > len(data)+1 {
-				t.Fatal("Resync does not make progress")
-			}
-			from := s.Pos() + 1
-			p, ok := s.Resync(from)
-			if !ok {
-				if s.Next() {
-					t.Fatal("Next after a failed Resync returned an entry")
-				}
-				return
-			}
-			if p < from || p+batch.HeaderSize > end {
-				t.Fatalf("Resync(%d) landed at %d (end %d)", from, p, end)
-			}
-			size := int64(int32(binary.BigEndian.Uint32(data[p+8:]))) + batch.LogOverhead
-			if !batch.ValidCRC(data[p : p+size]) {
-				t.Fatalf("Resync landed at %d on a batch with a bad CRC", p)
-			}
-			next = p
+		// a plain reader, and the in-memory source that hands out its
+		// bytes in place (a Slicer), whose windows the scanner swaps with
+		// its own buffer
+		for _, r := range []io.ReaderAt{bytes.NewReader(data), BytesSource("fuzz.log", data).R} {
+			checkScan(t, r, data, block)
 		}
 	})
+}
+
+// checkScan frames data through r with the scanner and checks what it
+// yields, resyncing past every error to the end.
+func checkScan(t *testing.T, r io.ReaderAt, data []byte, block uint16) {
+	end := int64(len(data))
+	s := NewScanner(r, end, "fuzz.log")
+	if block > 0 {
+		s.SetBlockSize(int(block))
+	}
+	next := int64(0)
+	resyncs := 0
+	for {
+		for s.Next() {
+			e := s.Entry()
+			if e.Pos != next {
+				t.Fatalf("entry at %d, expected contiguous %d", e.Pos, next)
+			}
+			if e.Size < batch.LogOverhead+batch.MinEntrySize || e.Pos+e.Size > s.End() {
+				t.Fatalf("entry [%d,+%d) outside [0,%d) or undersized", e.Pos, e.Size, s.End())
+			}
+			raw, err := s.Bytes()
+			if err != nil {
+				t.Fatalf("Bytes of a framed entry: %v", err)
+			}
+			if int64(len(raw)) != e.Size || !bytes.Equal(raw, data[e.Pos:e.Pos+e.Size]) {
+				t.Fatalf("Bytes at %d differ from the file", e.Pos)
+			}
+			if e.Magic >= batch.MagicV2 && e.Size >= batch.HeaderSize {
+				if h, _ := batch.ParseHeader(raw); h != e.Header {
+					t.Fatalf("entry header differs from the bytes at %d", e.Pos)
+				}
+			}
+			next = e.Pos + e.Size
+			if s.Pos() != next {
+				t.Fatalf("Pos %d after entry ending at %d", s.Pos(), next)
+			}
+		}
+		err := s.Err()
+		if err == nil {
+			if s.Pos() > end {
+				t.Fatalf("clean stop at %d past the end %d", s.Pos(), end)
+			}
+			return
+		}
+		var se *Error
+		if !errors.As(err, &se) {
+			t.Fatalf("error %T is not a *segment.Error: %v", err, err)
+		}
+		if se.Offset < 0 || se.Offset > end || se.File != "fuzz.log" {
+			t.Fatalf("error located at %d in %q, file has %d bytes", se.Offset, se.File, end)
+		}
+		resyncs++
+		if resyncs > len(data)+1 {
+			t.Fatal("Resync does not make progress")
+		}
+		from := s.Pos() + 1
+		p, ok := s.Resync(from)
+		if !ok {
+			if s.Next() {
+				t.Fatal("Next after a failed Resync returned an entry")
+			}
+			return
+		}
+		if p < from || p+batch.HeaderSize > end {
+			t.Fatalf("Resync(%d) landed at %d (end %d)", from, p, end)
+		}
+		size := int64(int32(binary.BigEndian.Uint32(data[p+8:]))) + batch.LogOverhead
+		if !batch.ValidCRC(data[p : p+size]) {
+			t.Fatalf("Resync landed at %d on a batch with a bad CRC", p)
+		}
+		next = p
+	}
 }

@@ -136,7 +136,9 @@ func (s *scanner) window(off int64, n int) ([]byte, error) {
 			return b[:n], nil
 		}
 	}
-	s.buf = s.own
+	// the window described the buffer being dropped (a Slicer's piece):
+	// no early return below may leave it describing s.own
+	s.buf, s.winLen = s.own, 0
 	want := s.block
 	if s.slicer != nil {
 		want = 0 // the Slicer serves the bytes; this read only says why it could not
