@@ -390,6 +390,11 @@ func planJobs(wins []window) []int {
 	return ends
 }
 
+// scratchPool keeps the workers' simulation state, compressors included,
+// from one simulateWindows to the next: a fit calls it once per sender
+// tried.
+var scratchPool = sync.Pool{New: func() any { return &simScratch{} }}
+
 // simulateWindows runs each window runs times on workers goroutines,
 // simulation v with cfgs[v mod len(cfgs)], and returns per job
 // (planJobs) and simulation the sum of its windows' layouts.
@@ -415,7 +420,8 @@ func simulateWindows(wins []window, cfgs []Config, runs, workers int) ([][]RunLa
 			defer wg.Done()
 			sizes := newSizeCache()
 			var builders []*batch.Builder
-			var scratch simScratch
+			scratch := scratchPool.Get().(*simScratch)
+			defer scratchPool.Put(scratch)
 			for jb := range jobs {
 				mu.Lock()
 				stop := fail != nil
@@ -431,7 +437,7 @@ func simulateWindows(wins []window, cfgs []Config, runs, workers int) ([][]RunLa
 				l := newRunLayout(cfg.Partitions)
 				var err error
 				for w := lo; w < ends[jb.j] && err == nil; w++ {
-					builders, err = simulateWindow(&wins[w], cfg, w, jb.r, sizes, builders, &scratch, &l)
+					builders, err = simulateWindow(&wins[w], cfg, w, jb.r, sizes, builders, scratch, &l)
 				}
 				if err != nil {
 					mu.Lock()

@@ -136,7 +136,7 @@ type sim struct {
 
 	sink     func(part int, b []byte, brokerMs int64) error
 	onDrain  func(DrainedBatch)
-	comp     batch.Compressor
+	comp     *batch.Compressor
 	out      []byte
 	builders []*batch.Builder
 	queue    []int
@@ -190,6 +190,9 @@ type simScratch struct {
 	nextSeq            []int32
 	nodeParts          [][]int
 	drainIdx, inflight []int
+	// comp is kept with the rest: a zstd encoder allocates megabytes of
+	// tables, and a fit simulates thousands of short windows
+	comp *batch.Compressor
 }
 
 // zeroed returns xs[:n] cleared, reusing its array when it is large enough.
@@ -208,6 +211,9 @@ func newSimReusing(cfg *Config, sink func(int, []byte, int64) error, recs *recor
 	n := cfg.Partitions
 	if sc == nil {
 		sc = &simScratch{}
+	}
+	if sc.comp == nil {
+		sc.comp = &batch.Compressor{}
 	}
 	sc.deqs = zeroed(sc.deqs, n)
 	sc.hasDeque, sc.appended = zeroed(sc.hasDeque, n), zeroed(sc.appended, n)
@@ -232,6 +238,7 @@ func newSimReusing(cfg *Config, sink func(int, []byte, int64) error, recs *recor
 		drainIdx:  sc.drainIdx,
 		inflight:  sc.inflight,
 		nextSeq:   sc.nextSeq,
+		comp:      sc.comp,
 		est:       estimator{e: 1.0},
 		senderAt:  never,
 		sink:      sink,
@@ -798,7 +805,7 @@ func (s *sim) close(pb *pbatch) (int, error) {
 		h.LastOffsetDelta = h.RecordCount - 1
 		n = batch.HeaderSize + pb.uncBytes()
 		if s.cfg.Compression != batch.CodecNone {
-			c, err := s.sizes.compressed(s.cfg.Compression, pb.b.RecordBytes(), &s.comp)
+			c, err := s.sizes.compressed(s.cfg.Compression, pb.b.RecordBytes(), s.comp)
 			if err != nil {
 				return 0, err
 			}
@@ -806,7 +813,7 @@ func (s *sim) close(pb *pbatch) (int, error) {
 		}
 	} else {
 		var err error
-		s.out, err = pb.b.Build(s.out[:0], h, &s.comp)
+		s.out, err = pb.b.Build(s.out[:0], h, s.comp)
 		if err != nil {
 			return 0, err
 		}
