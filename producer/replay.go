@@ -390,9 +390,10 @@ func planJobs(wins []window) []int {
 	return ends
 }
 
-// scratchPool keeps the workers' simulation state, compressors included,
-// from one simulateWindows to the next: a fit calls it once per sender
-// tried.
+// scratchPool keeps the workers' simulation state, compressors and
+// compressed sizes included, from one simulateWindows to the next: a fit
+// calls it once per sender tried, and senders that differ a little cut
+// mostly the same batches.
 var scratchPool = sync.Pool{New: func() any { return &simScratch{} }}
 
 // simulateWindows runs each window runs times on workers goroutines,
@@ -418,10 +419,13 @@ func simulateWindows(wins []window, cfgs []Config, runs, workers int) ([][]RunLa
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sizes := newSizeCache()
 			var builders []*batch.Builder
 			scratch := scratchPool.Get().(*simScratch)
 			defer scratchPool.Put(scratch)
+			if scratch.sizes == nil {
+				scratch.sizes = newSizeCache()
+			}
+			sizes := scratch.sizes
 			for jb := range jobs {
 				mu.Lock()
 				stop := fail != nil

@@ -193,6 +193,8 @@ type simScratch struct {
 	// comp is kept with the rest: a zstd encoder allocates megabytes of
 	// tables, and a fit simulates thousands of short windows
 	comp *batch.Compressor
+	// sizes is a replay worker's (simulateWindows), nil elsewhere
+	sizes *sizeCache
 }
 
 // zeroed returns xs[:n] cleared, reusing its array when it is large enough.
