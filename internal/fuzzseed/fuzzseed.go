@@ -10,6 +10,7 @@
 package fuzzseed
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -46,4 +47,27 @@ func Entries(tb testing.TB, rel string, n, step int) [][]byte {
 		}
 	}
 	return out
+}
+
+// Add adds to f the runs of three entries (Entries, step 3) of each of
+// the partition directories rels: enough for a producer's story with a
+// cut between two batches.
+func Add(f *testing.F, rels ...string) {
+	f.Helper()
+	for _, rel := range rels {
+		for _, s := range Entries(f, rel, 3, 3) {
+			f.Add(s)
+		}
+	}
+}
+
+// SegmentName is the name Partition gives its one segment, which a
+// located error names.
+const SegmentName = "fuzz-0/00000000000000000000.log"
+
+// Partition is partition 0 of topic "fuzz" whose one segment is data,
+// read in memory (no file per input).
+func Partition(data []byte) segment.Partition {
+	return segment.NewRemotePartition("fuzz", 0, "fuzz-0", []segment.Segment{{Path: SegmentName,
+		Open: func() (segment.Source, io.Closer, error) { return segment.BytesSource(SegmentName, data), nil, nil }}})
 }

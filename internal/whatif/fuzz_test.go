@@ -2,7 +2,6 @@ package whatif
 
 import (
 	"errors"
-	"io"
 	"strings"
 	"testing"
 
@@ -19,19 +18,13 @@ import (
 // The seeds are Kafka-written segments cut into runs of three entries
 // (fuzzseed).
 func FuzzWhatif(f *testing.F) {
-	for _, rel := range []string{"seed/u05-default-0", "seed/u05-keyed-0", "idempotent/idempotent-0", "txn/txn-0",
-		"codecs/codec-zstd-0", "logappendtime/log-append-time-0"} {
-		for _, s := range fuzzseed.Entries(f, rel, 3, 3) {
-			f.Add(s)
-		}
-	}
+	fuzzseed.Add(f, "seed/u05-default-0", "seed/u05-keyed-0", "idempotent/idempotent-0", "txn/txn-0",
+		"codecs/codec-zstd-0", "logappendtime/log-append-time-0")
 	f.Add([]byte{})
-	const name = "fuzz-0/00000000000000000000.log"
 	was := []producer.Property{{Key: "linger.ms", Value: "5"}}
 	set := []producer.Property{{Key: "linger.ms", Value: "20"}, {Key: "compression.type", Value: "lz4"}}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		part := segment.NewRemotePartition("fuzz", 0, "fuzz-0", []segment.Segment{{Path: name,
-			Open: func() (segment.Source, io.Closer, error) { return segment.BytesSource(name, data), nil, nil }}})
+		part := fuzzseed.Partition(data)
 		for _, opts := range []Options{
 			{Was: was, Set: set, Runs: 5, Workers: 1, FitRecords: 2000},
 			{Set: set, Runs: 5, Workers: 1, FitRecords: 2000, Synthetic: true},
@@ -41,7 +34,7 @@ func FuzzWhatif(f *testing.F) {
 			case err == nil, errors.Is(err, ErrNotArrivals):
 			case errors.Is(err, ErrReplay):
 				t.Fatalf("the replay failed: %v", err)
-			case !strings.Contains(err.Error(), name):
+			case !strings.Contains(err.Error(), fuzzseed.SegmentName):
 				t.Fatalf("an error that does not name the segment: %v", err)
 			}
 		}
