@@ -26,13 +26,23 @@ type pbatch struct {
 	closedBefore int64 // batches closed before this one was created
 	first        int64 // the record that created it
 
-	// light: a counting run without compression keeps no record bytes,
-	// only the count, the uncompressed size and the base timestamp (b is
-	// nil)
+	// light: a counting trace replay keeps no record bytes, only the
+	// count, the uncompressed size and the base timestamp (b is nil); a
+	// compressed one also keeps which records it holds, to build them once
+	// at close for their compressed size. Open batches holding their bytes
+	// took hundreds of megabytes when a slow sender let them queue.
 	light bool
+	codec batch.Codec
 	ln    int32
 	lunc  int
 	lbase int64
+	held  []heldRecord
+}
+
+// heldRecord is a record of a light compressed batch: its index in the
+// simulation's records and its timestamp.
+type heldRecord struct {
+	i, ts int64
 }
 
 func (p *pbatch) numRecords() int {
@@ -60,8 +70,8 @@ func (p *pbatch) sizeOfNext(ts int64, key, value []byte, hdr []batch.RecordHeade
 	return batch.RecordSizeInBytes(p.ln, delta, key, value, hdr)
 }
 
-// add appends a record.
-func (p *pbatch) add(ts int64, key, value []byte, hdr []batch.RecordHeader) {
+// add appends record i.
+func (p *pbatch) add(i, ts int64, key, value []byte, hdr []batch.RecordHeader) {
 	if !p.light {
 		p.b.Append(ts, key, value, hdr)
 		return
@@ -71,13 +81,16 @@ func (p *pbatch) add(ts int64, key, value []byte, hdr []batch.RecordHeader) {
 		p.lbase = ts
 	}
 	p.ln++
+	if p.codec != batch.CodecNone {
+		p.held = append(p.held, heldRecord{i, ts})
+	}
 }
 
 // estimatedBytes is MemoryRecordsBuilder.estimatedBytesWritten, in Java's
 // float32 arithmetic for compressed batches.
 func (p *pbatch) estimatedBytes() int {
 	unc := p.uncBytes()
-	if p.light || p.b.Codec() == batch.CodecNone {
+	if p.light && p.codec == batch.CodecNone || !p.light && p.b.Codec() == batch.CodecNone {
 		return batch.HeaderSize + unc
 	}
 	f := float32(float32(unc) * p.ratio)

@@ -115,7 +115,8 @@ type sim struct {
 	// sizeOnly skips building batch bytes the sink does not need (a
 	// simulation that only counts): sizes come from sizes.
 	sizeOnly bool
-	light    bool // batches keep no bytes (a counting trace replay without compression)
+	light    bool           // batches keep no bytes (a counting trace replay)
+	held     [][]heldRecord // light batches' record lists, for reuse
 	sizes    *sizeCache
 	counter  func(part, records int)
 	factor   float64
@@ -263,7 +264,7 @@ func newSimReusing(cfg *Config, sink func(int, []byte, int64) error, recs *recor
 	start := cfg.StartTime * 1e6
 	s.appTs = start
 	if recs.trace != nil {
-		s.light = s.sizeOnly && cfg.Compression == batch.CodecNone
+		s.light = s.sizeOnly
 		s.arr = newArrivals(recs.trace, cfg.spread, cfg.Seed, cfg.Run)
 		s.arr.early = cfg.early
 		s.catchUp = cfg.Timing.CodecLoad > 0
@@ -531,7 +532,7 @@ func (s *sim) append(part int, ts int64, key, value []byte, hdr []batch.RecordHe
 		if last := d.last(); last != nil {
 			before := last.estimatedBytes()
 			if last.hasRoomFor(ts, key, value, hdr) {
-				last.add(ts, key, value, hdr)
+				last.add(s.next, ts, key, value, hdr)
 				if sticky {
 					s.sticky.update(last.estimatedBytes()-before, d.allFull())
 				}
@@ -563,6 +564,7 @@ func (s *sim) append(part int, ts int64, key, value []byte, hdr []batch.RecordHe
 		nb := &pbatch{
 			part:       p,
 			light:      s.light,
+			codec:      s.cfg.Compression,
 			createdMs:  createdAt / 1e6,
 			writeLimit: int(size),
 			ratio:      s.est.e,
@@ -572,6 +574,10 @@ func (s *sim) append(part int, ts int64, key, value []byte, hdr []batch.RecordHe
 		}
 		if !s.light {
 			nb.b = s.builder()
+		} else if nb.codec != batch.CodecNone {
+			if n := len(s.held); n > 0 {
+				nb.held, s.held = s.held[n-1], s.held[:n-1]
+			}
 		}
 		nb.closedBefore = s.closedCount
 		nb.first = s.next
@@ -579,7 +585,7 @@ func (s *sim) append(part int, ts int64, key, value []byte, hdr []batch.RecordHe
 			nb.stick = s.sticky.switches
 		}
 		s.created++
-		nb.add(ts, key, value, hdr)
+		nb.add(s.next, ts, key, value, hdr)
 		d.push(nb)
 		s.heldBuf = 0
 		if sticky {
@@ -587,6 +593,26 @@ func (s *sim) append(part int, ts int64, key, value []byte, hdr []batch.RecordHe
 		}
 		return nb, d.len() > 1 || nb.isFull(), true, true
 	}
+}
+
+// compressedSize is the size of pb's records compressed, from the cache;
+// a light batch's records are built here from the records it holds.
+func (s *sim) compressedSize(pb *pbatch) (int, error) {
+	if !pb.light {
+		return s.sizes.compressed(s.cfg.Compression, pb.b.RecordBytes(), s.comp)
+	}
+	b := s.builder()
+	defer func() { s.builders = append(s.builders, b) }()
+	for _, r := range pb.held {
+		key, value, hdr := s.recs.at(r.i)
+		b.Append(r.ts, key, value, hdr)
+	}
+	if b.UncompressedBytes() != pb.lunc {
+		return 0, fmt.Errorf("internal: a batch's %d records rebuilt to %d bytes, %d when appended", pb.ln, b.UncompressedBytes(), pb.lunc)
+	}
+	s.held = append(s.held, pb.held[:0])
+	pb.held = nil
+	return s.sizes.compressed(s.cfg.Compression, b.RecordBytes(), s.comp)
 }
 
 func (s *sim) builder() *batch.Builder {
@@ -807,7 +833,7 @@ func (s *sim) close(pb *pbatch) (int, error) {
 		h.LastOffsetDelta = h.RecordCount - 1
 		n = batch.HeaderSize + pb.uncBytes()
 		if s.cfg.Compression != batch.CodecNone {
-			c, err := s.sizes.compressed(s.cfg.Compression, pb.b.RecordBytes(), s.comp)
+			c, err := s.compressedSize(pb)
 			if err != nil {
 				return 0, err
 			}

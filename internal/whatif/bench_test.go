@@ -79,8 +79,9 @@ func writeBenchLog(t testing.TB, dir string, parts int, records int64, codec bat
 }
 
 // TestWriteBenchLog writes the benchmark's log into $KSEG_WHATIF_BENCH_OUT
-// ($KSEG_WHATIF_BENCH_RECORDS records, default 10 million), to measure
-// the kseg binary on it (docs/whatif.md, Speed).
+// ($KSEG_WHATIF_BENCH_RECORDS records, default 10 million; compressed
+// with $KSEG_WHATIF_BENCH_CODEC, default none), to measure the kseg binary
+// on it (docs/whatif.md, Speed).
 func TestWriteBenchLog(t *testing.T) {
 	dir := os.Getenv("KSEG_WHATIF_BENCH_OUT")
 	if dir == "" {
@@ -90,7 +91,14 @@ func TestWriteBenchLog(t *testing.T) {
 	if s := os.Getenv("KSEG_WHATIF_BENCH_RECORDS"); s != "" {
 		fmt.Sscan(s, &n)
 	}
-	writeBenchLog(t, dir, 4, n, batch.CodecNone)
+	codec := batch.CodecNone
+	if s := os.Getenv("KSEG_WHATIF_BENCH_CODEC"); s != "" {
+		var err error
+		if codec, err = batch.ParseCodec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeBenchLog(t, dir, 4, n, codec)
 }
 
 // BenchmarkWhatif is kseg whatif's work (read, fit, replay under the
