@@ -1,7 +1,9 @@
 package whatif
 
 import (
+	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -85,87 +87,120 @@ func TestReadWithin(t *testing.T) {
 		{"a session a batch, whole", sessions, 200 * (2 + SessionCost)},
 		{"a session a batch, cut", sessions, 50 * (2 + SessionCost)},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			parts, err := segment.Partitions([]string{tc.dir})
-			if err != nil {
-				t.Fatal(err)
+		for _, remote := range []bool{false, true} {
+			name := tc.name
+			if remote {
+				name += ", remote"
 			}
-			// the rule: fair shares (segment.FairShares, tested on its
-			// own), the topic's end at the earliest last timestamp of a
-			// partition cut short
-			all := make([][]headerBatch, len(parts))
-			sizes := make([]int64, len(parts))
-			for i := range parts {
-				all[i] = dataBatches(t, &parts[i])
-				for _, b := range all[i] {
-					sizes[i] += b.cost
-				}
-			}
-			shares := segment.FairShares(sizes, tc.bound)
-			limit := make([]int, len(parts))
-			end := int64(math.MaxInt64)
-			for i := range parts {
-				limit[i] = len(all[i])
-				if shares[i] == sizes[i] {
-					continue
-				}
-				var n int64
-				last := int64(math.MinInt64)
-				for k, b := range all[i] {
-					if n+b.cost > shares[i] {
-						limit[i] = k
-						if k == 0 {
-							last = b.firstTs - 1
-						}
-						break
-					}
-					n += b.cost
-					last = max(last, b.maxTs)
+			t.Run(name, func(t *testing.T) { checkReadWithin(t, tc.dir, tc.bound, remote, cfg.Partitions) })
+		}
+	}
+}
+
+// checkReadWithin checks ReadWithin(dir's partitions, bound) against the
+// rule; remote: the partitions' segments are given as remote ones (Open
+// set), which are not counted before they are read.
+func checkReadWithin(t *testing.T, dir string, bound int64, remote bool, nParts int) {
+	parts, err := segment.Partitions([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the rule: fair shares (segment.FairShares, tested on its own) of
+	// the partitions' costs, or of more than the bound for a remote one;
+	// the topic's end at the earliest last timestamp of a partition cut
+	// short
+	all := make([][]headerBatch, len(parts))
+	sizes := make([]int64, len(parts))
+	for i := range parts {
+		all[i] = dataBatches(t, &parts[i])
+		for _, b := range all[i] {
+			sizes[i] += b.cost
+		}
+		if remote {
+			sizes[i] = bound + 1
+			parts[i] = asRemote(t, parts[i])
+		}
+	}
+	shares := segment.FairShares(sizes, bound)
+	limit := make([]int, len(parts))
+	end := int64(math.MaxInt64)
+	for i := range parts {
+		limit[i] = len(all[i])
+		var n int64
+		last := int64(math.MinInt64)
+		for k, b := range all[i] {
+			if n+b.cost > shares[i] {
+				limit[i] = k
+				if k == 0 {
+					last = b.firstTs - 1
 				}
 				end = min(end, last)
+				break
 			}
-			wantRecords := make([]int64, max(cfg.Partitions, 1))
-			var wantUnread []Unread
-			for i := range parts {
-				k := 0
-				for k < limit[i] && all[i][k].firstTs <= end {
-					wantRecords[parts[i].Partition] += all[i][k].records
-					k++
-				}
-				if k < len(all[i]) {
-					wantUnread = append(wantUnread, Unread{Partition: parts[i].Partition, From: all[i][k].baseOffset})
-				}
-			}
-			topics, err := ReadWithin(parts, tc.bound)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tp := topics[0]
-			_, records, _ := tp.LogLayout()
-			var total int64
-			for p, n := range records {
-				total += n
-				if n != wantRecords[p] {
-					t.Errorf("partition %d: %d records read, want %d", p, n, wantRecords[p])
-				}
-			}
-			if cost := total + int64(len(tp.Sessions))*SessionCost; cost > tc.bound && len(tp.Unread) > 0 {
-				t.Errorf("%d records of %d sessions read, costing %d: above the bound %d", total, len(tp.Sessions), cost, tc.bound)
-			}
-			if len(tp.Unread) != len(wantUnread) {
-				t.Fatalf("unread %+v, want %+v", tp.Unread, wantUnread)
-			}
-			for i := range wantUnread {
-				if tp.Unread[i] != wantUnread[i] {
-					t.Errorf("unread %+v, want %+v", tp.Unread, wantUnread)
-				}
-			}
-			if len(wantUnread) > 0 && (tp.End != end || tp.Bound != tc.bound) {
-				t.Errorf("end %d bound %d, want %d and %d", tp.End, tp.Bound, end, tc.bound)
-			}
-			if tc.name == "sticky, cut unevenly" && len(wantUnread) < len(parts) {
-				t.Logf("only %d of %d partitions cut", len(wantUnread), len(parts))
-			}
-		})
+			n += b.cost
+			last = max(last, b.maxTs)
+		}
 	}
+	wantRecords := make([]int64, max(nParts, 1))
+	var wantUnread []Unread
+	for i := range parts {
+		k := 0
+		for k < limit[i] && all[i][k].firstTs <= end {
+			wantRecords[parts[i].Partition] += all[i][k].records
+			k++
+		}
+		if k < len(all[i]) {
+			wantUnread = append(wantUnread, Unread{Partition: parts[i].Partition, From: all[i][k].baseOffset})
+		}
+	}
+	topics, err := ReadWithin(parts, bound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := topics[0]
+	_, records, _ := tp.LogLayout()
+	var total int64
+	for p, n := range records {
+		total += n
+		if n != wantRecords[p] {
+			t.Errorf("partition %d: %d records read, want %d", p, n, wantRecords[p])
+		}
+	}
+	if cost := total + int64(len(tp.Sessions))*SessionCost; cost > bound && len(tp.Unread) > 0 {
+		t.Errorf("%d records of %d sessions read, costing %d: above the bound %d", total, len(tp.Sessions), cost, bound)
+	}
+	if len(tp.Unread) != len(wantUnread) {
+		t.Fatalf("unread %+v, want %+v", tp.Unread, wantUnread)
+	}
+	for i := range wantUnread {
+		if tp.Unread[i] != wantUnread[i] {
+			t.Errorf("unread %+v, want %+v", tp.Unread, wantUnread)
+		}
+	}
+	if len(wantUnread) > 0 && (tp.End != end || tp.Bound != bound) {
+		t.Errorf("end %d bound %d, want %d and %d", tp.End, tp.Bound, end, bound)
+	}
+	if len(wantUnread) < len(parts) {
+		t.Logf("only %d of %d partitions cut", len(wantUnread), len(parts))
+	}
+}
+
+// asRemote is p with its segments given as a remote source gives them
+// (segment.Segment.Open set), so that segment.Partition.Local is false.
+func asRemote(t *testing.T, p segment.Partition) segment.Partition {
+	t.Helper()
+	segs := make([]segment.Segment, len(p.Segments))
+	for i, seg := range p.Segments {
+		data, err := os.ReadFile(seg.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		segs[i] = segment.Segment{Path: seg.Path, BaseOffset: seg.BaseOffset, Size: int64(len(data)),
+			Open: func() (segment.Source, io.Closer, error) { return segment.BytesSource(seg.Path, data), nil, nil }}
+	}
+	r := segment.NewRemotePartition(p.Topic, p.Partition, p.Dir, segs)
+	if r.Local() {
+		t.Fatal("asRemote: still local")
+	}
+	return r
 }

@@ -133,7 +133,10 @@ var maxRecords int64 = DefaultMaxRecords
 // Topic.Unread), the one cut short no further than its share, so the
 // topic's records stay one stretch of time. A partition from a remote
 // source (kafka://, s3://) is not counted, which would fetch it twice: it
-// counts as large and is read whole (--from and --to bound it).
+// counts as large, and its share is kept while it is read. When it passes
+// its share, the topic ends at its last record read, and a partition of
+// the topic read before it that went on past that moment is read again
+// (its records fetched twice, the price of a bound that holds).
 func ReadWithin(parts []segment.Partition, maxRecords int64) ([]*Topic, error) {
 	byName := map[string]*Topic{}
 	var order []*Topic
@@ -167,24 +170,9 @@ func ReadWithin(parts []segment.Partition, maxRecords int64) ([]*Topic, error) {
 	for _, t := range order {
 		slices.Sort(t.Named)
 		t.Named = slices.Compact(t.Named)
-		sess := map[sessionKey]*session{}
-		var keys []sessionKey
-		for i := range parts {
-			if parts[i].Topic != t.Name {
-				continue
-			}
-			lim := limits[i]
-			from, err := readPartition(&parts[i], t, sess, &keys, lim)
-			if err != nil {
-				return nil, err
-			}
-			if lim.end != noEnd {
-				t.End = lim.end
-			}
-			if from >= 0 {
-				t.Unread = append(t.Unread, Unread{Partition: parts[i].Partition, From: from})
-				t.Bound = maxRecords
-			}
+		sess, keys, err := readTopic(t, parts, limits, maxRecords)
+		if err != nil {
+			return nil, err
 		}
 		for _, k := range keys {
 			s := sess[k]
@@ -209,6 +197,53 @@ func ReadWithin(parts []segment.Partition, maxRecords int64) ([]*Topic, error) {
 	return order, nil
 }
 
+// readTopic reads t's partitions of parts into its producer sessions
+// within limits. A remote partition cut short by its share ends the topic
+// at its last record read; when a partition read before it began a batch
+// after that moment, the topic is read again with that end.
+func readTopic(t *Topic, parts []segment.Partition, limits []readLimit, maxRecords int64) (map[sessionKey]*session, []sessionKey, error) {
+	end := int64(noEnd)
+	for {
+		t.Evidence, t.End, t.Unread, t.Bound = "", 0, nil, 0
+		sess := map[sessionKey]*session{}
+		var keys []sessionKey
+		begunLast := int64(math.MinInt64) // the latest batch begun in the partitions read
+		again := false
+		for i := range parts {
+			if parts[i].Topic != t.Name {
+				continue
+			}
+			lim := limits[i]
+			lim.end = min(lim.end, end)
+			r, err := readPartition(&parts[i], t, sess, &keys, lim)
+			if err != nil {
+				return nil, nil, err
+			}
+			if r.overCost && r.lastTs < lim.end {
+				end = r.lastTs
+				if begunLast > end {
+					again = true
+					break
+				}
+			}
+			begunLast = max(begunLast, r.begunLast)
+			if lim.end != noEnd {
+				t.End = lim.end
+			}
+			if r.from >= 0 {
+				t.Unread = append(t.Unread, Unread{Partition: parts[i].Partition, From: r.from})
+				t.Bound = maxRecords
+			}
+		}
+		if !again {
+			if end != noEnd {
+				t.End = end
+			}
+			return sess, keys, nil
+		}
+	}
+}
+
 func orUnnamed(p *segment.Partition, t *Topic) string {
 	if p.Partition < 0 {
 		return p.Dir
@@ -217,9 +252,11 @@ func orUnnamed(p *segment.Partition, t *Topic) string {
 }
 
 // readLimit is how far readPartition reads: at most batches data batches
-// (-1: no limit), none begun after end.
+// (-1: no limit) costing at most cost (readCost; -1: no limit), none begun
+// after end.
 type readLimit struct {
 	batches int64
+	cost    int64
 	end     int64
 }
 
@@ -258,8 +295,8 @@ func planRead(parts []segment.Partition, maxRecords int64) ([]readLimit, error) 
 	limits := make([]readLimit, len(parts))
 	sizes := make([]int64, len(parts))
 	for i := range parts {
-		limits[i] = readLimit{batches: -1, end: noEnd}
-		sizes[i] = maxRecords // a remote partition's is not counted: as large as can be
+		limits[i] = readLimit{batches: -1, cost: -1, end: noEnd}
+		sizes[i] = maxRecords + 1 // a remote partition's is not counted: as large as can be
 		if parts[i].Local() {
 			c, err := segment.CountData(&parts[i], -1, maxRecords, readCost())
 			if err != nil {
@@ -274,7 +311,11 @@ func planRead(parts []segment.Partition, maxRecords int64) ([]readLimit, error) 
 	shares := segment.FairShares(sizes, maxRecords)
 	ends := map[string]int64{}
 	for i := range parts {
-		if shares[i] == sizes[i] || !parts[i].Local() {
+		if !parts[i].Local() {
+			limits[i].cost = shares[i] // kept as it is read
+			continue
+		}
+		if shares[i] == sizes[i] {
 			continue
 		}
 		c, err := segment.CountData(&parts[i], -1, shares[i], readCost())
@@ -294,31 +335,55 @@ func planRead(parts []segment.Partition, maxRecords int64) ([]readLimit, error) 
 	return limits, nil
 }
 
+// partRead is what readPartition read of a partition: from is the offset
+// of the first data batch left unread (-1: none); lastTs the latest
+// record time of the batches read, begunLast the latest batch start.
+type partRead struct {
+	from, lastTs, begunLast int64
+	overCost                bool // stopped by lim.cost
+}
+
 // readPartition reads p's records into its topic's sessions, as far as
-// lim allows; from is the offset of the first data batch left unread
-// (-1: none).
-func readPartition(p *segment.Partition, t *Topic, sess map[sessionKey]*session, keys *[]sessionKey, lim readLimit) (from int64, err error) {
+// lim allows.
+func readPartition(p *segment.Partition, t *Topic, sess map[sessionKey]*session, keys *[]sessionKey, lim readLimit) (partRead, error) {
+	r := partRead{from: -1, lastTs: math.MinInt64, begunLast: math.MinInt64}
 	st := &segment.Stream{}
 	defer st.Close()
 	var rec batch.Record
-	var read int64
+	var read, spent int64
+	cost := readCost()
 	for _, seg := range p.Segments {
 		if err := st.OpenSegment(seg, 0); err != nil {
-			return -1, err
+			return r, err
 		}
 		for st.Next() {
 			sb := st.Batch()
 			info, err := sb.Info()
 			if err != nil {
-				return -1, err
+				return r, err
 			}
 			if info.Control || info.Records == 0 {
 				continue
 			}
-			if read == lim.batches || !sb.IsLegacy() && sb.Header.BaseTimestamp > lim.end {
-				return info.BaseOffset, nil
+			x := int64(0)
+			if lim.cost >= 0 {
+				x = cost(info)
+			}
+			overCost := lim.cost >= 0 && spent+x > lim.cost
+			if read == lim.batches || overCost || !sb.IsLegacy() && sb.Header.BaseTimestamp > lim.end {
+				r.overCost = overCost
+				if read == 0 && !sb.IsLegacy() {
+					r.lastTs = sb.Header.BaseTimestamp - 1 // as segment.CountData's
+				}
+				r.from = info.BaseOffset
+				return r, nil
 			}
 			read++
+			spent += x
+			if !sb.IsLegacy() {
+				r.lastTs = max(r.lastTs, info.MaxTimestamp)
+				r.begunLast = max(r.begunLast, sb.Header.BaseTimestamp)
+			}
 			if sb.IsLegacy() {
 				if t.Evidence == "" {
 					t.Evidence = fmt.Sprintf("%s: message format v%d at byte %d: no producer session or record timestamps to replay", info.File, info.Magic, info.Pos)
@@ -345,14 +410,14 @@ func readPartition(p *segment.Partition, t *Topic, sess map[sessionKey]*session,
 			s.batches++
 			br, err := sb.Records()
 			if err != nil {
-				return -1, err
+				return r, err
 			}
 			first, last := int64(0), int64(0)
 			n := 0
 			for {
 				ok, err := br.Next(&rec)
 				if err != nil {
-					return -1, segment.Locate(sb.File, sb.Pos, err)
+					return r, segment.Locate(sb.File, sb.Pos, err)
 				}
 				if !ok {
 					break
@@ -392,7 +457,7 @@ func readPartition(p *segment.Partition, t *Topic, sess map[sessionKey]*session,
 							info.File, info.Pos, info.BaseOffset, ts, s.firstTs)
 					}
 					if err := s.tb.Add(s.firstTs, part, rec.Key, rec.Value, rec.Headers); err != nil {
-						return -1, segment.Locate(sb.File, sb.Pos, err)
+						return r, segment.Locate(sb.File, sb.Pos, err)
 					}
 				}
 			}
@@ -403,10 +468,10 @@ func readPartition(p *segment.Partition, t *Topic, sess map[sessionKey]*session,
 			}
 		}
 		if err := st.Err(); err != nil {
-			return -1, err
+			return r, err
 		}
 	}
-	return -1, nil
+	return r, nil
 }
 
 // maxSyntheticSpanMs bounds the span --synthetic spreads a session over
