@@ -199,8 +199,10 @@ func ReadWithin(parts []segment.Partition, maxRecords int64) ([]*Topic, error) {
 
 // readTopic reads t's partitions of parts into its producer sessions
 // within limits. A remote partition cut short by its share ends the topic
-// at its last record read; when a partition read before it began a batch
-// after that moment, the topic is read again with that end.
+// at its last record read (the earliest such end, when several are); when
+// a partition read before that end was known began a batch after it, the
+// topic is read again with that end, once: a lower end only shortens what
+// is read, so no share is passed earlier the second time.
 func readTopic(t *Topic, parts []segment.Partition, limits []readLimit, maxRecords int64) (map[sessionKey]*session, []sessionKey, error) {
 	end := int64(noEnd)
 	for {
@@ -208,7 +210,6 @@ func readTopic(t *Topic, parts []segment.Partition, limits []readLimit, maxRecor
 		sess := map[sessionKey]*session{}
 		var keys []sessionKey
 		begunLast := int64(math.MinInt64) // the latest batch begun in the partitions read
-		again := false
 		for i := range parts {
 			if parts[i].Topic != t.Name {
 				continue
@@ -221,23 +222,21 @@ func readTopic(t *Topic, parts []segment.Partition, limits []readLimit, maxRecor
 			}
 			if r.overCost && r.lastTs < lim.end {
 				end = r.lastTs
-				if begunLast > end {
-					again = true
-					break
-				}
 			}
 			begunLast = max(begunLast, r.begunLast)
-			if lim.end != noEnd {
-				t.End = lim.end
-			}
 			if r.from >= 0 {
 				t.Unread = append(t.Unread, Unread{Partition: parts[i].Partition, From: r.from})
 				t.Bound = maxRecords
 			}
 		}
-		if !again {
-			if end != noEnd {
-				t.End = end
+		if begunLast <= end {
+			for i := range parts {
+				if parts[i].Topic == t.Name {
+					t.End = min(limits[i].end, end)
+				}
+			}
+			if t.End == noEnd {
+				t.End = 0
 			}
 			return sess, keys, nil
 		}
