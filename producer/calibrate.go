@@ -144,7 +144,7 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 	if logBatches == 0 {
 		return fit, nil
 	}
-	score := func(s Sender) (float64, float64, float64, error) {
+	scoreOnce := func(s Sender) (float64, float64, float64, error) {
 		c := cfg
 		s.Apply(&c)
 		fit.Evaluations++
@@ -176,6 +176,22 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 		}
 		he /= 2
 		return math.Abs(be) + histWeight*he, be, he, nil
+	}
+	// A sender's score is a deterministic function of its parameters (the
+	// same records, the same seeds), and the search comes back to a
+	// sender often (a move undone, a walk from the best): it is scored
+	// once.
+	type scored struct{ sc, be, he float64 }
+	memo := map[Sender]scored{}
+	score := func(s Sender) (float64, float64, float64, error) {
+		if r, ok := memo[s]; ok {
+			return r.sc, r.be, r.he, nil
+		}
+		sc, be, he, err := scoreOnce(s)
+		if err == nil {
+			memo[s] = scored{sc, be, he}
+		}
+		return sc, be, he, err
 	}
 	// lag, close, rtt in ns, with their floors (a zero value steps up
 	// from its floor) and ceilings
