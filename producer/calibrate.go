@@ -1,6 +1,7 @@
 package producer
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -227,54 +228,111 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 	if opts.Rounds > 0 && opts.Rounds < len(rounds) {
 		rounds = rounds[:opts.Rounds]
 	}
-	for _, steps := range rounds {
-		for i := range p {
-			cur := p[i]
-			for _, m := range steps {
-				q := p
-				switch {
-				case m == 0:
-					if i == 2 || cur == 0 {
-						continue // a round trip is never 0
+	// move is p with parameter i moved from cur by the factor m (0 sets
+	// it to 0, and a 0 steps up from its floor); false if that does not
+	// move it.
+	move := func(p [3]float64, i int, cur, m float64) ([3]float64, bool) {
+		q := p
+		switch {
+		case m == 0:
+			if i == 2 || cur == 0 {
+				return q, false // a round trip is never 0
+			}
+			q[i] = 0
+		case cur == 0:
+			q[i] = floor[i] * m
+		default:
+			q[i] = min(ceil[i], max(floor[i], cur*m))
+		}
+		return q, q[i] != p[i]
+	}
+	try := func(q [3]float64) (sc, be, he float64, err error) {
+		if sc, be, he, err = score(mk(q)); err == nil {
+			all = append(all, tried{q, sc})
+		}
+		return sc, be, he, err
+	}
+	// search walks the coordinates in order from the prior, round by
+	// round, and returns where it settles.
+	search := func(order []int) (p [3]float64, best, be, he float64, err error) {
+		p = prior
+		if best, be, he, err = score(mk(p)); err != nil {
+			return
+		}
+		for _, steps := range rounds {
+			for _, i := range order {
+				cur := p[i]
+				for _, m := range steps {
+					q, ok := move(p, i, cur, m)
+					if !ok {
+						continue
 					}
-					q[i] = 0
-				case cur == 0:
-					q[i] = floor[i] * m
-				default:
-					q[i] = min(ceil[i], max(floor[i], cur*m))
+					sc, b, h, err := try(q)
+					if err != nil {
+						return p, 0, 0, 0, err
+					}
+					if sc+penalty(q) < best+penalty(p)-1e-9 {
+						best, be, he, p = sc, b, h, q
+					}
 				}
-				if q[i] == p[i] {
-					continue
-				}
-				sc, b, h, err := score(mk(q))
-				if err != nil {
-					return nil, err
-				}
-				all = append(all, tried{q, sc})
-				sc += penalty(q)
-				if sc < best+penalty(p)-1e-9 {
-					best, be, he, p = sc-penalty(q), b, h, q
+				// A move that helped is followed further the same way (a
+				// pattern search): a log written by a slow sender on a loaded
+				// machine needs a lag many times the first steps' reach.
+				for f, n := p[i]/cur, 0; cur > 0 && p[i] > 0 && f != 1 && n < 8; n++ {
+					q := p
+					q[i] = min(ceil[i], max(floor[i], p[i]*f))
+					if q[i] == p[i] {
+						break
+					}
+					sc, b, h, err := try(q)
+					if err != nil {
+						return p, 0, 0, 0, err
+					}
+					if sc+penalty(q) >= best+penalty(p)-1e-9 {
+						break
+					}
+					best, be, he, p = sc, b, h, q
 				}
 			}
-			// A move that helped is followed further the same way (a
-			// pattern search): a log written by a slow sender on a loaded
-			// machine needs a lag many times the first steps' reach.
-			for f, n := p[i]/cur, 0; cur > 0 && p[i] > 0 && f != 1 && n < 8; n++ {
-				q := p
-				q[i] = min(ceil[i], max(floor[i], p[i]*f))
-				if q[i] == p[i] {
-					break
-				}
-				sc, b, h, err := score(mk(q))
-				if err != nil {
-					return nil, err
-				}
-				all = append(all, tried{q, sc})
-				if sc+penalty(q) >= best+penalty(p)-1e-9 {
-					break
-				}
-				best, be, he, p = sc, b, h, q
+		}
+		return p, best, be, he, nil
+	}
+	// A coordinate search settles where its first coordinate leads. In
+	// the fixed order the lag moves first: a loaded in-flight-1 log
+	// settled at lag 0.03 ms and the prior's 3 ms round trip, its replay
+	// 5% short of the log, where a search that moves the round trip and
+	// close cost first reproduces it within 1%. The other order loses
+	// on other logs (a busy broker's, in TestFitSender). So the search
+	// runs twice: in the fixed order, and in the order of the best first
+	// move each coordinate offers from the prior; the better end wins.
+	order := []int{0, 1, 2} // lag, close, rtt
+	var gain [3]float64
+	for i := range p {
+		for _, m := range rounds[0] {
+			q, ok := move(p, i, p[i], m)
+			if !ok {
+				continue
 			}
+			sc, _, _, err := try(q)
+			if err != nil {
+				return nil, err
+			}
+			gain[i] = max(gain[i], best+penalty(p)-sc-penalty(q))
+		}
+	}
+	p, best, be, he, err = search(order)
+	if err != nil {
+		return nil, err
+	}
+	steep := slices.Clone(order)
+	slices.SortStableFunc(steep, func(a, b int) int { return cmp.Compare(gain[b], gain[a]) })
+	if !slices.Equal(steep, order) {
+		q, sc, b, h, err := search(steep)
+		if err != nil {
+			return nil, err
+		}
+		if sc+penalty(q) < best+penalty(p)-1e-9 {
+			p, best, be, he = q, sc, b, h
 		}
 	}
 	fit.Sender, fit.BatchError, fit.HistError = mk(p), be, he
