@@ -100,13 +100,15 @@ type sim struct {
 	phase      senderPhase
 	pendWake   bool
 	readyNodes []int
-	node       int // index into readyNodes of the node being drained
-	dI, dLeft  int // drain cycle over the node's partitions: next, visits left
-	dSize      int // request size so far
+	readyMark  []bool // ready()'s answer, reused: read at once by its one caller
+	node       int    // index into readyNodes of the node being drained
+	dI, dLeft  int    // drain cycle over the node's partitions: next, visits left
+	dSize      int    // request size so far
 	dOut       []*pbatch
-	dSent      bool    // this runOnce sent a request
-	dNext      int64   // ready()'s next linger expiry for this runOnce
-	closing    *pbatch // batch being closed until senderAt
+	reqLists   [][]*pbatch // request batch lists back from completed responses, for reuse
+	dSent      bool        // this runOnce sent a request
+	dNext      int64       // ready()'s next linger expiry for this runOnce
+	closing    *pbatch     // batch being closed until senderAt
 	lastResp   int64
 
 	clk  *clock
@@ -639,6 +641,8 @@ func (s *sim) complete(node int, batches []*pbatch) {
 			pb.b = nil
 		}
 	}
+	clear(batches) // the closed batches are not kept for the list's sake
+	s.reqLists = append(s.reqLists, batches[:0])
 	if s.state == appWaitMem && s.usedMem+s.waitSize <= s.cfg.BufferMemory {
 		s.state = appReady
 		s.appAt = s.now // the blocked send resumes; its timestamp was taken before
@@ -651,7 +655,11 @@ func (s *sim) complete(node int, batches []*pbatch) {
 func (s *sim) ready() (nodes []bool, nextCheck int64) {
 	nowMs := s.now / 1e6
 	exhausted := s.state == appWaitMem
-	nodes = make([]bool, s.cfg.Brokers)
+	if len(s.readyMark) != s.cfg.Brokers {
+		s.readyMark = make([]bool, s.cfg.Brokers)
+	}
+	nodes = s.readyMark
+	clear(nodes)
 	nextCheck = never
 	if s.cfg.AdaptivePartitions && s.cfg.KeyCount == 0 && s.nDeques == s.cfg.Partitions {
 		for p := range s.deqs {
@@ -804,6 +812,11 @@ func (s *sim) finishClose() error {
 		return err
 	}
 	s.dSize += n
+	if s.dOut == nil {
+		if n := len(s.reqLists); n > 0 {
+			s.dOut, s.reqLists = s.reqLists[n-1], s.reqLists[:n-1]
+		}
+	}
 	s.dOut = append(s.dOut, pb)
 	return nil
 }
