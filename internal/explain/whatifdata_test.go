@@ -13,7 +13,7 @@ import (
 // known settings, a machine calm and loaded), every batch.size and
 // linger.ms interval contains the true value or explain says nothing.
 func TestExplainWhatifData(t *testing.T) {
-	for _, dataset := range []string{"whatif", "whatif-busy", "whatif-long", "whatif-heldout"} {
+	for _, dataset := range []string{"whatif", "whatif-busy", "whatif-long", "whatif-heldout", "whatif-heldout2"} {
 		t.Run(dataset, func(t *testing.T) { explainWhatifData(t, dataset) })
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/kseg/kseg/internal/whatifdata"
@@ -13,7 +14,7 @@ import (
 // TestGroupsCommitted: testdata/whatif/groups.json describes the groups defined here (change
 // both together: a changed definition needs regenerated runs).
 func TestGroupsCommitted(t *testing.T) {
-	for dir, gs := range map[string][]whatifdata.Group{"whatif": shortGroups(), "whatif-long": longGroups(), "whatif-heldout": heldoutGroups()} {
+	for dir, gs := range map[string][]whatifdata.Group{"whatif": shortGroups(), "whatif-long": longGroups(), "whatif-heldout": heldoutGroups(), "whatif-heldout2": heldout2Groups()} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", dir, "groups.json"))
 		if err != nil {
 			t.Fatal(err)
@@ -33,7 +34,7 @@ func TestGroupsCommitted(t *testing.T) {
 }
 
 func TestGroupsShape(t *testing.T) {
-	for _, g := range append(append(shortGroups(), longGroups()...), heldoutGroups()...) {
+	for _, g := range slices.Concat(shortGroups(), longGroups(), heldoutGroups(), heldout2Groups()) {
 		first := g.Settings[0].Props
 		for _, s := range g.Settings[1:] {
 			changed := 0
