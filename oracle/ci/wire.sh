@@ -83,6 +83,22 @@ else
   fail "audit live-killed over the wire: exit $rc: $(head -c 600 "$OUT/audit.killed")"
 fi
 
+# whatif over the wire (read below from the broker's directories too, once it has stopped): the
+# settings each seed topic was written with, and one change.
+whatif_case() { # NAME SOURCE... : kseg whatif with the case's settings, stdout/stderr/exit in OUT
+  local name=$1 rc=0
+  shift
+  case "$name" in
+    u05-default) set -- "$@" --was linger.ms=5 --was batch.size=16384 --set linger.ms=20 ;;
+    u05-sticky) set -- "$@" --was linger.ms=1000 --was batch.size=1024 --set batch.size=16384 ;;
+  esac
+  "$KSEG" whatif "$@" --runs 20 --json >"$OUT/whatif-$name.$WHERE" 2>"$OUT/whatif-$name.$WHERE.err" || rc=$?
+  echo "$rc" >"$OUT/whatif-$name.$WHERE.rc"
+}
+WHERE=wire
+whatif_case u05-default "kafka://$B/u05-default"
+whatif_case u05-sticky "kafka://$B/u05-sticky"
+
 # Error cases: one line on stderr, exit 3.
 errcase() {
   local name=$1 want=$2
@@ -105,6 +121,10 @@ LOGS="$WORK/logs"
 "$KSEG" count --json "$LOGS" >"$OUT/count.files"
 "$KSEG" dump --format json --deep-iteration --print-data-log "$LOGS" >"$OUT/dump.files"
 "$KSEG" dump --format json --deep-iteration "$LOGS" >"$OUT/dump.files300"
+
+WHERE=files
+whatif_case u05-default "$LOGS"/u05-default-*
+whatif_case u05-sticky "$LOGS"/u05-sticky-*
 
 cmpcase() {
   local kind=$1 w=$2 f=$3
@@ -182,6 +202,19 @@ then
 else
   fail "dump --from 50 --to 52 over the wire: $(head -n 5 "$OUT/cut.cmp")"
 fi
+
+# The same answer from the broker as from its files (the same seed, so the same runs), and a real
+# one: a prediction for every partition, not a refusal made alike on both sides.
+for t in u05-default u05-sticky; do
+  w="$OUT/whatif-$t.wire" f="$OUT/whatif-$t.files"
+  parts=$(grep -c '"type":"whatif"' "$f" || true)
+  if [ "$(cat "$w.rc")" = 0 ] && [ "$(cat "$f.rc")" = 0 ] && cmp -s "$w" "$f" && [ "$parts" -ge 1 ]; then
+    pass
+    echo "oracle-wire: whatif $t: kafka:// and the files agree ($parts partition predictions)"
+  else
+    fail "whatif $t: exit $(cat "$w.rc") over the wire, $(cat "$f.rc") on the files; $(diff "$w" "$f" | head -n 4); $(head -c 300 "$w.err" "$f.err")"
+  fi
+done
 
 # Every kind of partition the issue names was read (a workload that silently produced nothing
 # would otherwise pass).
