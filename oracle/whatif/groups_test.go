@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kseg/kseg/internal/whatifdata"
@@ -64,6 +67,48 @@ func TestLogRuns(t *testing.T) {
 	} {
 		if lo, hi := logRuns(c.n, c.logs); lo != c.lo || hi != c.hi {
 			t.Errorf("logRuns(%d, %d) = %d, %d; want %d, %d", c.n, c.logs, lo, hi, c.lo, c.hi)
+		}
+	}
+}
+
+// TestChoose: two variants' predictions for one pair of the committed data, one on the real
+// runs and one far off; leaving the only group out leaves nothing to choose by, so the fold
+// keeps the first variant, and the figures printed are each variant's own.
+func TestChoose(t *testing.T) {
+	data := filepath.Join("..", "..", "testdata", "whatif")
+	const name = "fixed-2ms-p2__calm__base__linger100__0.ndjson"
+	line := func(p50, p5, p95 int) string {
+		return `{"type":"whatif_topic","topic":"t","log":{"batches":53},"replay":{"batches":{"min":50,"p5":51,"p50":53,"p95":55,"max":56}},` +
+			fmt.Sprintf(`"predicted":{"batches":{"min":%d,"p5":%d,"p50":%d,"p95":%d,"max":%d}}}`, p5, p5, p50, p95, p95) + "\n"
+	}
+	dirs := map[string]string{}
+	for v, l := range map[string]string{"on": line(12, 12, 13), "off": line(40, 30, 50)} {
+		dirs[v] = t.TempDir()
+		if err := os.WriteFile(filepath.Join(dirs[v], name), []byte(l), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out strings.Builder
+	if err := choose(&out, []string{"off=" + data + ":" + dirs["off"], "on=" + data + ":" + dirs["on"]}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"off          whatif           calm: medians 0/1, band 0%, self-check 1/1",
+		"on           whatif           calm: medians 1/1, band 100%, self-check 1/1, interval score 0.08",
+		"off chosen by 1 of 1 folds",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	for _, bad := range [][]string{
+		{"only=" + data + ":" + dirs["on"]},
+		{"x=" + data},
+		{"a=" + data + ":" + dirs["on"], "a=" + data + ":" + dirs["off"]},
+		{"a=" + data + ":" + t.TempDir(), "b=" + data + ":" + dirs["on"]},
+	} {
+		if err := choose(io.Discard, bad); err == nil {
+			t.Errorf("choose %q: want an error", bad)
 		}
 	}
 }

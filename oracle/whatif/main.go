@@ -17,6 +17,9 @@
 //	go run ./oracle/whatif summary DATA           a Markdown table of the runs (PROVENANCE.md)
 //	go run ./oracle/whatif score DATA PREDDIR     score the predictions in PREDDIR (files
 //	                                              GROUP__COND__A__B__RUN.ndjson, kseg whatif --json)
+//	go run ./oracle/whatif choose NAME=DATA:PREDDIR...
+//	                                              compare model variants (the first: the model as
+//	                                              it is) by leaving one group out (choose.go)
 package main
 
 import (
@@ -36,7 +39,10 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: whatif plan|assemble|pairs|args|extract|score|summary ...")
+		return fmt.Errorf("usage: whatif plan|assemble|pairs|args|extract|score|summary|choose ...")
+	}
+	if args[0] == "choose" {
+		return choose(os.Stdout, args[1:])
 	}
 	n := map[string]int{"plan": 2, "assemble": 3, "pairs": 1, "args": 3, "extract": 6, "score": 2, "summary": 1}
 	want, ok := n[args[0]]
