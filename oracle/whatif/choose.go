@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -42,7 +41,7 @@ func choose(w io.Writer, args []string) error {
 		if _, dup := vs[i].Items[set]; dup {
 			return fmt.Errorf("variant %s names set %s twice", name, set)
 		}
-		res, _, err := scoreDir(data, preds)
+		res, _, _, err := scoreDir(data, preds)
 		if err != nil {
 			return err
 		}
@@ -143,14 +142,7 @@ func figures(items []whatifdata.Item) string {
 			b.WriteString(" | ")
 		}
 		fmt.Fprintf(&b, "%s: medians %d/%d, band %s, self-check %d/%d, interval score %.2f", c,
-			t.MedianOK, t.Items, pctOf(t.InsideShare()), t.ReplayOK, t.Items, is/float64(t.Items))
+			t.MedianOK, t.Items, fmt.Sprintf("%.0f%%", 100*t.InsideShare()), t.ReplayOK, t.Items, is/float64(t.Items))
 	}
 	return b.String()
-}
-
-func pctOf(x float64) string {
-	if math.IsNaN(x) {
-		return "-"
-	}
-	return fmt.Sprintf("%.0f%%", 100*x)
 }

@@ -83,12 +83,12 @@ func extract(dir, group, cond, setting string, k int, dst string) error {
 // score reads PREDDIR/GROUP__COND__A__B__RUN.ndjson (the output of one kseg whatif --json each)
 // and prints the scores by group and condition.
 func score(dir, preds string) error {
-	res, files, err := scoreDir(dir, preds)
+	res, n, files, err := scoreDir(dir, preds)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("%d predictions from %d invocations; %d scored, %d skipped (per-partition records of unkeyed multi-partition groups, scored by topic total; topic totals of the others)\n",
-		res.Predictions, files, len(res.Items), res.Skipped)
+		n, files, len(res.Items), res.Skipped)
 	fmt.Print(res.Table())
 	if os.Getenv("WHATIF_ITEMS") != "" {
 		printItems(res.Items)
@@ -96,52 +96,43 @@ func score(dir, preds string) error {
 	return nil
 }
 
-// scored is a Result with the count of predictions it was made from.
-type scored struct {
-	whatifdata.Result
-	Predictions int
-}
-
 // scoreDir scores the predictions of preds (files GROUP__COND__A__B__RUN.ndjson) against the
-// data of dir, and says from how many files.
-func scoreDir(dir, preds string) (scored, int, error) {
+// data of dir, and says how many predictions it read from how many files.
+func scoreDir(dir, preds string) (res whatifdata.Result, n, files int, err error) {
 	d, err := whatifdata.LoadDir(dir)
 	if err != nil {
-		return scored{}, 0, err
+		return res, 0, 0, err
 	}
-	files, err := filepath.Glob(filepath.Join(preds, "*.ndjson"))
+	paths, err := filepath.Glob(filepath.Join(preds, "*.ndjson"))
 	if err != nil {
-		return scored{}, 0, err
+		return res, 0, 0, err
 	}
-	if len(files) == 0 {
-		return scored{}, 0, fmt.Errorf("%s: no predictions (GROUP__COND__A__B__RUN.ndjson)", preds)
+	if len(paths) == 0 {
+		return res, 0, 0, fmt.Errorf("%s: no predictions (GROUP__COND__A__B__RUN.ndjson)", preds)
 	}
 	var all []whatifdata.Prediction
-	for _, f := range files {
+	for _, f := range paths {
 		parts := strings.Split(strings.TrimSuffix(filepath.Base(f), ".ndjson"), "__")
 		if len(parts) != 5 {
-			return scored{}, 0, fmt.Errorf("%s: want GROUP__COND__A__B__RUN.ndjson", f)
+			return res, 0, 0, fmt.Errorf("%s: want GROUP__COND__A__B__RUN.ndjson", f)
 		}
 		k, err := strconv.Atoi(parts[4])
 		if err != nil {
-			return scored{}, 0, fmt.Errorf("%s: %w", f, err)
+			return res, 0, 0, fmt.Errorf("%s: %w", f, err)
 		}
 		in, err := os.Open(f)
 		if err != nil {
-			return scored{}, 0, err
+			return res, 0, 0, err
 		}
 		ps, err := whatifdata.ParseWhatif(in, parts[0], parts[1], parts[2], parts[3], k)
 		in.Close()
 		if err != nil {
-			return scored{}, 0, fmt.Errorf("%s: %w", f, err)
+			return res, 0, 0, fmt.Errorf("%s: %w", f, err)
 		}
 		all = append(all, ps...)
 	}
-	res, err := whatifdata.Score(d, all, whatifdata.Options{})
-	if err != nil {
-		return scored{}, 0, err
-	}
-	return scored{res, len(all)}, len(files), nil
+	res, err = whatifdata.Score(d, all, whatifdata.Options{})
+	return res, len(all), len(paths), err
 }
 
 // printItems lists every scored item (WHATIF_ITEMS=1 in the environment): where a median or the
