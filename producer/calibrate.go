@@ -103,6 +103,17 @@ const plausibleTolerance = 0.03
 // the best fit while the replay still reproduces the log.
 const valleySteps = 8
 
+// farStep tells a search step that looks 100 times or more further
+// than where the search is.
+func farStep(m float64) bool { return m >= 100 }
+
+// farReach tells the parameters a far step moves: the lag and the round
+// trip, the waits a stall lengthens. A close cost is CPU work per batch,
+// which every batch of a log shows; a far step there found a 10 ms
+// close for a 64 KiB lz4 batch (a log cut by linger.ms fits it as well
+// as 0.1 ms) and predicted a fifth of the batches at linger.ms=1.
+func farReach(i int, m float64) bool { return i != 1 || !farStep(m) }
+
 // histWeight weighs the records-per-batch distribution against the
 // batch count in a fit's score.
 const histWeight = 0.2
@@ -224,7 +235,12 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 		return nil, err
 	}
 	all = append(all, tried{p, best})
-	rounds := [][]float64{{0, 0.1, 0.3, 3, 10}, {0.5, 2}, {0.5, 2}, {0.7, 1.4}, {0.7, 1.4}}
+	// The first round also looks 100 and 1,000 times away (farStep): a
+	// sender that stalled for far longer than linger.ms (a loaded
+	// machine) changes no batch count between the prior and ten times
+	// it, and a search that only looks near the prior never leaves that
+	// plateau.
+	rounds := [][]float64{{0, 0.1, 0.3, 3, 10, 100, 1000}, {0.5, 2}, {0.5, 2}, {0.7, 1.4}, {0.7, 1.4}}
 	if opts.Rounds > 0 && opts.Rounds < len(rounds) {
 		rounds = rounds[:opts.Rounds]
 	}
@@ -246,11 +262,21 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 		}
 		return q, q[i] != p[i]
 	}
-	try := func(q [3]float64) (sc, be, he float64, err error) {
-		if sc, be, he, err = score(mk(q)); err == nil {
+	// try scores q and keeps it among the senders tried, from which the
+	// plausible mix is drawn. A far step's sender is kept only where the
+	// search moves to it: on a plateau it scores as well as the best,
+	// and a mix holding it would predict every other setting with a
+	// sender the log never asked for.
+	try := func(q [3]float64, m float64) (sc, be, he float64, err error) {
+		if sc, be, he, err = score(mk(q)); err == nil && !farStep(m) {
 			all = append(all, tried{q, sc})
 		}
 		return sc, be, he, err
+	}
+	moveTo := func(q [3]float64, sc float64, m float64) {
+		if farStep(m) {
+			all = append(all, tried{q, sc})
+		}
 	}
 	// search walks the coordinates in order from the prior, round by
 	// round, and returns where it settles.
@@ -264,14 +290,15 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 				cur := p[i]
 				for _, m := range steps {
 					q, ok := move(p, i, cur, m)
-					if !ok {
+					if !ok || !farReach(i, m) {
 						continue
 					}
-					sc, b, h, err := try(q)
+					sc, b, h, err := try(q, m)
 					if err != nil {
 						return p, 0, 0, 0, err
 					}
 					if sc+penalty(q) < best+penalty(p)-1e-9 {
+						moveTo(q, sc, m)
 						best, be, he, p = sc, b, h, q
 					}
 				}
@@ -284,13 +311,14 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 					if q[i] == p[i] {
 						break
 					}
-					sc, b, h, err := try(q)
+					sc, b, h, err := try(q, f)
 					if err != nil {
 						return p, 0, 0, 0, err
 					}
 					if sc+penalty(q) >= best+penalty(p)-1e-9 {
 						break
 					}
+					moveTo(q, sc, f)
 					best, be, he, p = sc, b, h, q
 				}
 			}
@@ -310,10 +338,10 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 	for i := range p {
 		for _, m := range rounds[0] {
 			q, ok := move(p, i, p[i], m)
-			if !ok {
+			if !ok || !farReach(i, m) {
 				continue
 			}
-			sc, _, _, err := try(q)
+			sc, _, _, err := try(q, m)
 			if err != nil {
 				return nil, err
 			}

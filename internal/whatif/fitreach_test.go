@@ -1,0 +1,68 @@
+package whatif
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/kseg/kseg/internal/whatifdata"
+)
+
+// TestFitReachesStalledSender: real logs whose sender stalled for far
+// longer than linger.ms (a loaded machine: 7 batches a partition where
+// linger.ms=50 alone would cut about 15). From the fit's prior up to ten
+// times it the lag changes no batch count, so a search that only looks
+// near the prior stays there and replays twice the log's batches; the
+// replay under the log's own settings must reproduce it within
+// max(1 batch, 5%).
+func TestFitReachesStalledSender(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays two real logs")
+	}
+	d, err := whatifdata.LoadDir(filepath.Join("..", "..", "testdata", "whatif-busy"))
+	if err != nil {
+		t.Skipf("no what-if data: %v", err)
+	}
+	for _, tc := range []struct{ group, setting, to string }{
+		{"poisson-1ms-p3-keyed", "linger50", "base"},
+		{"fixed-2ms-p2", "base", "linger100"},
+	} {
+		t.Run(tc.group+"/"+tc.setting, func(t *testing.T) {
+			g, ok := d.Group(tc.group)
+			if !ok {
+				t.Fatalf("no group %s", tc.group)
+			}
+			var from, to whatifdata.Setting
+			for _, s := range g.Settings {
+				switch s.Name {
+				case tc.setting:
+					from = s
+				case tc.to:
+					to = s
+				}
+			}
+			var logged *whatifdata.Run
+			for _, r := range d.RunsAt(tc.group, tc.setting, whatifdata.Loaded) {
+				if r.Logs != "" && r.Run == 0 {
+					logged = &r
+				}
+			}
+			if logged == nil {
+				t.Fatal("run 0 has no logs")
+			}
+			res, _, err := Run(runPartitions(t, d, *logged), Options{Was: props(from), Set: props(to), Runs: 50, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := res[0]
+			var logB int64
+			for _, b := range r.LogBatches {
+				logB += b
+			}
+			got := int64(r.Replay.TotalBatches().P50)
+			if d := got - logB; d > max(1, logB/20) || -d > max(1, logB/20) {
+				t.Errorf("fitted %+v: replay p50 %d batches, the log %d", r.Fit.Sender, got, logB)
+			}
+			t.Logf("log %d, replay p50 %d, fitted %+v", logB, got, r.Fit.Sender)
+		})
+	}
+}
