@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/kseg/kseg/internal/whatifdata"
-	"github.com/kseg/kseg/segment"
 )
 
 // On the real producer's logs of the what-if validation data (Kafka 4.4.0,
@@ -33,11 +32,7 @@ func explainWhatifData(t *testing.T, dataset string) {
 		}
 		g, _ := d.Group(r.Group)
 		set, _ := g.Setting(r.Setting)
-		dirs, err := d.Extract(r, t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts, err := segment.Partitions(dirs)
+		parts, err := d.ExtractPartitions(r, t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}

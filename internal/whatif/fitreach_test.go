@@ -49,7 +49,11 @@ func TestFitReachesStalledSender(t *testing.T) {
 			if logged == nil {
 				t.Fatal("run 0 has no logs")
 			}
-			res, _, err := Run(runPartitions(t, d, *logged), Options{Was: props(from), Set: props(to), Runs: 50, Seed: 1})
+			parts, err := d.ExtractPartitions(*logged, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, _, err := Run(parts, Options{Was: props(from), Set: props(to), Runs: 50, Seed: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/kseg/kseg/internal/whatifdata"
 	"github.com/kseg/kseg/producer"
-	"github.com/kseg/kseg/segment"
 )
 
 // props turns a setting of the validation data into producer properties.
@@ -56,7 +55,10 @@ func validate(t *testing.T, set string) {
 			if logged == nil {
 				continue
 			}
-			parts := runPartitions(t, d, *logged)
+			parts, err := d.ExtractPartitions(*logged, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
 			for _, to := range g.Settings[1:] {
 				res, _, err := Run(parts, Options{Was: props(from), Set: props(to), Runs: 50, Seed: 1})
 				if err != nil {
@@ -87,21 +89,6 @@ func validate(t *testing.T, set string) {
 				cond, tl.MedianShare(), f.median, tl.InsideShare(), f.inside, tl.ReplayShare(), f.replay)
 		}
 	}
-}
-
-// runPartitions extracts the recorded logs of r into a temporary
-// directory and opens their partitions.
-func runPartitions(t *testing.T, d *whatifdata.Data, r whatifdata.Run) []segment.Partition {
-	t.Helper()
-	dirs, err := d.Extract(r, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts, err := segment.Partitions(dirs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return parts
 }
 
 // floors of TestWhatifValidationData, per data set and condition: the

@@ -17,6 +17,8 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/kseg/kseg/segment"
 )
 
 // Conditions of the machine during a run.
@@ -234,6 +236,16 @@ func (d *Data) Extract(r Run, dst string) ([]string, error) {
 	}
 	sort.Slice(dirs, func(i, j int) bool { return partitionOf(dirs[i]) < partitionOf(dirs[j]) })
 	return dirs, nil
+}
+
+// ExtractPartitions is Extract, its partition directories opened as the
+// segment partitions a replay or a count reads.
+func (d *Data) ExtractPartitions(r Run, dst string) ([]segment.Partition, error) {
+	dirs, err := d.Extract(r, dst)
+	if err != nil {
+		return nil, err
+	}
+	return segment.Partitions(dirs)
 }
 
 func partitionOf(dir string) int {

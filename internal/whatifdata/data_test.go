@@ -135,11 +135,7 @@ func TestDataLogs(t *testing.T) {
 			break
 		}
 		n++
-		dirs, err := d.Extract(r, t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts, err := segment.Partitions(dirs)
+		parts, err := d.ExtractPartitions(r, t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
