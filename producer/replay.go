@@ -22,10 +22,12 @@ type Sender struct {
 	// response) or a linger expiry to the sender running: its thread's
 	// scheduling on the machine.
 	Lag time.Duration
-	// Close is the median time to close one batch (header, CRC), on top of
-	// the codec's compression cost per KiB of records (Timing.ClosePerKB's
-	// defaults); while the sender closes one batch the application
-	// thread keeps appending to the others.
+	// Close is the median work of the sender per batch after the drain
+	// (Timing.BatchSendCost: the produce request's share, bookkeeping);
+	// it delays the request. Inside the drain a batch takes its codec's
+	// close cost as measured on the Java producer (DrainClosePerKB), while
+	// the application thread keeps appending to the partitions the drain
+	// has still to visit.
 	Close time.Duration
 	// RTT is the median produce round trip.
 	RTT time.Duration
@@ -68,7 +70,7 @@ func (s Sender) Timing() Timing {
 		IdleWakeLatency:     s.Lag,
 		IdleSenderFactor:    1,
 		IdleRTTFactor:       1,
-		CloseCost:           s.Close,
+		BatchSendCost:       s.Close,
 		ClosePerKB:          -1,
 		SenderJitter:        s.Jitter,
 		IdleSenderJitter:    s.Jitter,
@@ -76,9 +78,18 @@ func (s Sender) Timing() Timing {
 		IdleSenderRunJitter: s.RunJitter,
 		RTTJitter:           s.RTTJitter,
 		PollGranularity:     s.PollGranularity,
-		// the codecs' costs per KiB are the calibrated profile's
-		Codecs: DefaultTiming().Codecs,
+		Codecs:              traceCodecs(),
 	}
+}
+
+// traceCodecs are a trace sender's codec costs: the calibrated profile's,
+// but for the close costs inside the drain, the measured ones.
+func traceCodecs() [batch.CodecZstd + 1]CodecCosts {
+	c := DefaultTiming().Codecs
+	for i := range c {
+		c[i].ClosePerKB = DrainClosePerKB(batch.Codec(i))
+	}
+	return c
 }
 
 // Apply sets cfg's timing and round trip to s's.
