@@ -12,10 +12,11 @@ import (
 
 // The sender closes each batch it drains inside the drain loop
 // (ProducerBatch.close: the codec's flush, the header, the CRC) and does
-// the rest of a batch's work after it. A trace replay's sender takes the
-// close costs measured on the Java producer (profiles/drain-close.json,
-// oracle/calibration/drain-close.sh); the calibrated profile's codec
-// close costs were fitted with all of the sender's work in the drain.
+// the rest of a batch's work after it. A what-if replay's sender
+// (Sender.SplitClose) takes the close costs measured on the Java producer
+// (profiles/drain-close.json, oracle/calibration/drain-close.sh); the
+// calibrated profile's codec close costs were fitted with all of the
+// sender's work in the drain.
 
 //go:embed profiles/drain-close.json
 var drainCloseJSON []byte

@@ -19,9 +19,14 @@ func TestDrainCloseEmbedded(t *testing.T) {
 	}
 	// a trace sender's whole per-batch work comes after the drain, only
 	// the measured close inside it
-	tm := Sender{Lag: time.Millisecond, Close: 200 * time.Microsecond, RTT: 3 * time.Millisecond}.Timing()
+	tm := Sender{Lag: time.Millisecond, Close: 200 * time.Microsecond, RTT: 3 * time.Millisecond, SplitClose: true}.Timing()
 	if tm.CloseCost != 0 || tm.BatchSendCost != 200*time.Microsecond || tm.Codecs[batch.CodecLZ4].ClosePerKB != DrainClosePerKB(batch.CodecLZ4) {
 		t.Errorf("trace sender timing: close %v, batch send %v, lz4 close %v a KiB", tm.CloseCost, tm.BatchSendCost, tm.Codecs[batch.CodecLZ4].ClosePerKB)
+	}
+	// explain's senders keep all of it in the drain, with the profile's codec costs
+	tm = Sender{Lag: time.Millisecond, Close: 200 * time.Microsecond, RTT: 3 * time.Millisecond}.Timing()
+	if tm.CloseCost != 200*time.Microsecond || tm.BatchSendCost != 0 || tm.Codecs[batch.CodecLZ4].ClosePerKB != DefaultTiming().Codecs[batch.CodecLZ4].ClosePerKB {
+		t.Errorf("explain's sender timing: close %v, batch send %v, lz4 close %v a KiB", tm.CloseCost, tm.BatchSendCost, tm.Codecs[batch.CodecLZ4].ClosePerKB)
 	}
 }
 

@@ -22,13 +22,21 @@ type Sender struct {
 	// response) or a linger expiry to the sender running: its thread's
 	// scheduling on the machine.
 	Lag time.Duration
-	// Close is the median work of the sender per batch after the drain
-	// (Timing.BatchSendCost: the produce request's share, bookkeeping);
-	// it delays the request. Inside the drain a batch takes its codec's
-	// close cost as measured on the Java producer (DrainClosePerKB), while
-	// the application thread keeps appending to the partitions the drain
-	// has still to visit.
+	// Close is the median work of the sender per batch. With SplitClose
+	// (what-if replays) it comes after the drain (Timing.BatchSendCost:
+	// the produce request's share, bookkeeping) and delays the request,
+	// and inside the drain a batch takes its codec's close as measured on
+	// the Java producer (DrainClosePerKB). Without it (explain's backward
+	// fits) all of it is inside the drain, on top of the calibrated
+	// profile's codec costs: a sender that holds the drain longer is one
+	// more way a log's drain-cut batches come about, so explain's
+	// intervals stay as wide as the log allows. Either way the
+	// application thread keeps appending to the partitions the drain has
+	// still to visit.
 	Close time.Duration
+	// SplitClose places Close after the drain, as Java does its work
+	// beyond ProducerBatch.close.
+	SplitClose bool
 	// RTT is the median produce round trip.
 	RTT time.Duration
 	// Jitter is the log-normal sigma of each sender step (a wake-up, a
@@ -62,7 +70,7 @@ func (s Sender) Timing() Timing {
 	if s.Lag == 0 && s.Close == 0 && s.Jitter == 0 && s.RunJitter == 0 && s.RTTJitter == 0 {
 		return Timing{}
 	}
-	return Timing{
+	t := Timing{
 		SendCostCodecPerKB:  0,
 		BatchCost:           0,
 		CodecLoad:           0,
@@ -70,7 +78,6 @@ func (s Sender) Timing() Timing {
 		IdleWakeLatency:     s.Lag,
 		IdleSenderFactor:    1,
 		IdleRTTFactor:       1,
-		BatchSendCost:       s.Close,
 		ClosePerKB:          -1,
 		SenderJitter:        s.Jitter,
 		IdleSenderJitter:    s.Jitter,
@@ -78,8 +85,15 @@ func (s Sender) Timing() Timing {
 		IdleSenderRunJitter: s.RunJitter,
 		RTTJitter:           s.RTTJitter,
 		PollGranularity:     s.PollGranularity,
-		Codecs:              traceCodecs(),
 	}
+	if s.SplitClose {
+		t.BatchSendCost = s.Close
+		t.Codecs = traceCodecs()
+	} else {
+		t.CloseCost = s.Close
+		t.Codecs = DefaultTiming().Codecs
+	}
+	return t
 }
 
 // traceCodecs are a trace sender's codec costs: the calibrated profile's,
