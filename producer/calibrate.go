@@ -70,6 +70,11 @@ type FitOptions struct {
 	// (docs/calibration.md, "The sender's whole-millisecond poll
 	// timeout in the replay").
 	PollGranularity time.Duration
+	// SplitClose is the senders' (Sender.SplitClose): what-if replays
+	// take Java's split of a batch's work between the drain and after it,
+	// explain's backward fits all of it in the drain (docs/calibration.md,
+	// "The sender's work inside the drain and after it").
+	SplitClose bool
 	// WindowRecords is the records of one window when the fit replays the
 	// whole log (0: MaxRecords/8, at least 1000; a larger log is sampled
 	// in windows of that size). A fit whose sender a Replay then uses
@@ -212,7 +217,8 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 	ceil := [3]float64{2e9, 20e6, 2e9}
 	mk := func(p [3]float64) Sender {
 		return Sender{Lag: time.Duration(p[0]), Close: time.Duration(p[1]), RTT: time.Duration(p[2]),
-			Jitter: senderJitter, RunJitter: senderRunJitter, RTTJitter: senderRTTJitter, PollGranularity: opts.PollGranularity}
+			Jitter: senderJitter, RunJitter: senderRunJitter, RTTJitter: senderRTTJitter, PollGranularity: opts.PollGranularity,
+			SplitClose: opts.SplitClose}
 	}
 	prior := p
 	// A log often cannot tell a parameter (a log cut by linger.ms says

@@ -121,6 +121,7 @@ var timingParams = []timingParam{
 	{"loop-cost", func(t *Timing) any { return &t.LoopCost }, false, "sender thread: one runOnce (ready, request, network write)"},
 	{"close-cost", func(t *Timing) any { return &t.CloseCost }, false, "sender thread: closing one batch (header, CRC)"},
 	{"close-cost-per-kb", func(t *Timing) any { return &t.ClosePerKB }, true, "sender thread: close cost per KiB of uncompressed records, compression included"},
+	{"batch-send-cost", func(t *Timing) any { return &t.BatchSendCost }, false, "sender thread: work per drained batch after the drain, before its request goes (0: all of it in close-cost, inside the drain)"},
 	{"cold-close", func(t *Timing) any { return &t.ColdClose }, false, "sender thread: extra time of its first close, decaying by cold-close-decay (cold JVM)"},
 	{"cold-close-compressed", func(t *Timing) any { return &t.ColdCloseCompressed }, false, "sender thread: more extra time of the first closes with a codec"},
 	{"cold-close-decay", func(t *Timing) any { return &t.ColdCloseDecay }, false, "sender thread: how many closes the cold cost lasts (close k costs exp(-k/decay) of cold-close)"},

@@ -22,11 +22,21 @@ type Sender struct {
 	// response) or a linger expiry to the sender running: its thread's
 	// scheduling on the machine.
 	Lag time.Duration
-	// Close is the median time to close one batch (header, CRC), on top of
-	// the codec's compression cost per KiB of records (Timing.ClosePerKB's
-	// defaults); while the sender closes one batch the application
-	// thread keeps appending to the others.
+	// Close is the median work of the sender per batch. With SplitClose
+	// (what-if replays) it comes after the drain (Timing.BatchSendCost:
+	// the produce request's share, bookkeeping) and delays the request,
+	// and inside the drain a batch takes its codec's close as measured on
+	// the Java producer (DrainClosePerKB). Without it (explain's backward
+	// fits) all of it is inside the drain, on top of the calibrated
+	// profile's codec costs: a sender that holds the drain longer is one
+	// more way a log's drain-cut batches come about, so explain's
+	// intervals stay as wide as the log allows. Either way the
+	// application thread keeps appending to the partitions the drain has
+	// still to visit.
 	Close time.Duration
+	// SplitClose places Close after the drain, as Java does its work
+	// beyond ProducerBatch.close.
+	SplitClose bool
 	// RTT is the median produce round trip.
 	RTT time.Duration
 	// Jitter is the log-normal sigma of each sender step (a wake-up, a
@@ -60,7 +70,7 @@ func (s Sender) Timing() Timing {
 	if s.Lag == 0 && s.Close == 0 && s.Jitter == 0 && s.RunJitter == 0 && s.RTTJitter == 0 {
 		return Timing{}
 	}
-	return Timing{
+	t := Timing{
 		SendCostCodecPerKB:  0,
 		BatchCost:           0,
 		CodecLoad:           0,
@@ -68,7 +78,6 @@ func (s Sender) Timing() Timing {
 		IdleWakeLatency:     s.Lag,
 		IdleSenderFactor:    1,
 		IdleRTTFactor:       1,
-		CloseCost:           s.Close,
 		ClosePerKB:          -1,
 		SenderJitter:        s.Jitter,
 		IdleSenderJitter:    s.Jitter,
@@ -76,9 +85,25 @@ func (s Sender) Timing() Timing {
 		IdleSenderRunJitter: s.RunJitter,
 		RTTJitter:           s.RTTJitter,
 		PollGranularity:     s.PollGranularity,
-		// the codecs' costs per KiB are the calibrated profile's
-		Codecs: DefaultTiming().Codecs,
 	}
+	if s.SplitClose {
+		t.BatchSendCost = s.Close
+		t.Codecs = traceCodecs()
+	} else {
+		t.CloseCost = s.Close
+		t.Codecs = DefaultTiming().Codecs
+	}
+	return t
+}
+
+// traceCodecs are a trace sender's codec costs: the calibrated profile's,
+// but for the close costs inside the drain, the measured ones.
+func traceCodecs() [batch.CodecZstd + 1]CodecCosts {
+	c := DefaultTiming().Codecs
+	for i := range c {
+		c[i].ClosePerKB = DrainClosePerKB(batch.Codec(i))
+	}
+	return c
 }
 
 // Apply sets cfg's timing and round trip to s's.

@@ -109,6 +109,8 @@ type sim struct {
 	dSent      bool        // this runOnce sent a request
 	dNext      int64       // ready()'s next linger expiry for this runOnce
 	closing    *pbatch     // batch being closed until senderAt
+	dAfter     int64       // the drained batches' work after the node's drain (BatchSendCost)
+	dDone      bool        // the node's drain loop is over (its request waits for dAfter)
 	lastResp   int64
 
 	clk  *clock
@@ -165,6 +167,7 @@ const (
 	senderSleep senderPhase = iota // in poll until senderAt (linger expiry) or a wakeup
 	senderRun                      // runOnce starts at senderAt
 	senderClose                    // closing s.closing until senderAt, then draining on
+	senderSend                     // the drained batches' work after the drain until senderAt, then the node's request
 )
 
 func newSim(cfg *Config, sink func(int, []byte, int64) error) *sim {
@@ -700,6 +703,9 @@ func (s *sim) senderStep() error {
 		}
 		return s.drainOn()
 	}
+	if s.phase == senderSend {
+		return s.drainOn()
+	}
 	s.senderAt = never
 	if s.cfg.Idempotence && s.now < s.pidAt {
 		s.senderAt, s.phase = s.pidAt, senderRun // the InitProducerId response wakes the sender
@@ -750,6 +756,7 @@ func (s *sim) nextNode() {
 	if s.node < len(s.readyNodes) {
 		parts := s.nodeParts[s.readyNodes[s.node]]
 		s.dSize, s.dOut, s.dI, s.dLeft = 0, nil, 0, len(parts)
+		s.dAfter, s.dDone = 0, false
 		if len(parts) > 0 {
 			s.dI = s.drainIdx[s.readyNodes[s.node]] % len(parts)
 		}
@@ -759,12 +766,13 @@ func (s *sim) nextNode() {
 // drainOn is RecordAccumulator.drainBatchesForOneNode, one batch at a
 // time: at most one batch per partition, cyclic from the node's drain
 // index, up to max.request.size. A batch leaves its deque when drained;
-// its close takes time, after which the drain goes on.
+// its close takes time, after which the drain goes on; the batches' work
+// after the drain (BatchSendCost) delays the node's request.
 func (s *sim) drainOn() error {
 	for s.node < len(s.readyNodes) {
 		node := s.readyNodes[s.node]
 		parts := s.nodeParts[node]
-		for s.dLeft > 0 {
+		for s.dLeft > 0 && !s.dDone {
 			p := parts[s.dI]
 			s.drainIdx[node] = s.dI
 			s.dI = (s.dI + 1) % len(parts)
@@ -779,13 +787,22 @@ func (s *sim) drainOn() error {
 			}
 			d.pop()
 			s.closing = first
-			if c := s.clk.closeCost(first.uncBytes(), s.appDuty()); c > 0 {
+			c, after := s.clk.closeCosts(first.uncBytes(), s.appDuty())
+			s.dAfter += after
+			if c > 0 {
 				s.senderAt, s.phase = s.now+c, senderClose
 				return nil
 			}
 			if err := s.finishClose(); err != nil {
 				return err
 			}
+		}
+		s.dDone = true
+		if len(s.dOut) > 0 && s.dAfter > 0 {
+			// the batches' work after the drain, then the request
+			s.senderAt, s.phase = s.now+s.dAfter, senderSend
+			s.dAfter = 0
+			return nil
 		}
 		if len(s.dOut) > 0 {
 			s.request(node, s.dOut)

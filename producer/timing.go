@@ -81,6 +81,16 @@ type Timing struct {
 	IdleRTTFactor float64
 	LoopCost      time.Duration // one Sender.runOnce: ready, request building, network write
 	CloseCost     time.Duration // ProducerBatch.close of one batch: header, CRC
+	// BatchSendCost is the sender's work per drained batch after the
+	// node's drain and before its produce request goes (the request's
+	// building, the in-flight and metrics bookkeeping). Java closes each
+	// batch inside the drain loop (the codec's flush, header, CRC) and
+	// does the rest after it: while a batch closes, the application
+	// appends to the partitions the loop has still to visit, and a new
+	// sticky partition's first records leave with the old partition's
+	// batch. 0 puts all of a batch's work inside the drain (CloseCost),
+	// as the calibrated profile was fitted.
+	BatchSendCost time.Duration
 	// ClosePerKB is the close cost per KiB of uncompressed records: the
 	// compressor runs on its buffered input when the batch closes (Kafka
 	// buffers 16 KiB for gzip and zstd, 32 KiB for snappy, 64 KiB for lz4
@@ -186,7 +196,7 @@ func DefaultTiming() Timing { return DefaultProfile().Timing }
 func (t *Timing) ideal() bool { return *t == Timing{} }
 
 func (t *Timing) valid() bool {
-	for _, d := range []time.Duration{t.PollGranularity, t.SenderStepMax, t.ColdClose, t.ColdCloseCompressed, t.ColdRTT, t.FirstRTT, t.FirstSend, t.SendCost, t.SendCostPerKB, t.SendCostKey, t.SendCostHeader, t.WakeLatency, t.IdleWakeLatency, t.LoopCost, t.CloseCost, t.PauseMean, t.RequestPause} {
+	for _, d := range []time.Duration{t.PollGranularity, t.SenderStepMax, t.ColdClose, t.ColdCloseCompressed, t.ColdRTT, t.FirstRTT, t.FirstSend, t.SendCost, t.SendCostPerKB, t.SendCostKey, t.SendCostHeader, t.WakeLatency, t.IdleWakeLatency, t.LoopCost, t.CloseCost, t.BatchSendCost, t.PauseMean, t.RequestPause} {
 		if d < 0 {
 			return false
 		}
@@ -216,6 +226,7 @@ type clock struct {
 	sendBase, sendPerByte, sendKey, sendHeader float64
 	warmN, warmF, batchWarm                    float64
 	wake, idleWake, loop, close, closePerByte  float64
+	batchSend                                  float64
 	jitter, rttJitter, senderJitter            float64
 	firstJitter, idleF, idleRTT                float64
 	cold, coldDecay, coldRTT, firstRTT         float64
@@ -281,7 +292,7 @@ func (c *clock) setCosts(t Timing, codec batch.Codec) {
 	c.sendKey, c.sendHeader = float64(t.SendCostKey), float64(t.SendCostHeader)
 	c.warmN, c.warmF, c.batchWarm = float64(t.WarmupSends), t.WarmupFactor, t.BatchWarmup
 	c.wake, c.idleWake = float64(t.WakeLatency), float64(t.IdleWakeLatency)
-	c.loop, c.close = float64(t.LoopCost), float64(t.CloseCost)
+	c.loop, c.close, c.batchSend = float64(t.LoopCost), float64(t.CloseCost), float64(t.BatchSendCost)
 	cp := t.ClosePerKB
 	if cp < 0 {
 		cp = t.Codecs[codec].ClosePerKB
@@ -466,18 +477,33 @@ func (c *clock) loopCost(duty float64) int64 {
 // closeCost is the time ProducerBatch.close takes for a batch of
 // uncompressed record bytes (the sender's first closes are cold).
 func (c *clock) closeCost(uncompressed int, duty float64) int64 {
+	in, _ := c.closeCosts(uncompressed, duty)
+	return in
+}
+
+// closeCosts is the sender's time for one drained batch inside the drain
+// (its close: CloseCost, the codec's cost per byte, the cold start) and
+// after it (BatchSendCost), under one draw of the sender's noise.
+func (c *clock) closeCosts(uncompressed int, duty float64) (inDrain, after int64) {
 	if c.ideal {
-		return 0
+		return 0, 0
 	}
 	ns := c.close + c.closePerByte*float64(uncompressed)
 	if k := float64(c.closes); c.cold > 0 && k < 8*c.coldDecay {
 		ns += c.cold * math.Exp(-k/c.coldDecay)
 	}
 	c.closes++
-	if ns == 0 {
-		return 0
+	if ns == 0 && c.batchSend == 0 {
+		return 0, 0
 	}
-	return c.capStep(ns * c.contention(duty) * c.senderSpeed(duty) * c.senderNoise(duty))
+	contention, speed, noise := c.contention(duty), c.senderSpeed(duty), c.senderNoise(duty)
+	if ns > 0 {
+		inDrain = c.capStep(ns * contention * speed * noise)
+	}
+	if c.batchSend > 0 {
+		after = c.capStep(c.batchSend * contention * speed * noise)
+	}
+	return inDrain, after
 }
 
 // rtt is one request's round trip; fresh of its partitions are appended

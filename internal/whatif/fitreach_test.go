@@ -1,7 +1,6 @@
 package whatif
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/kseg/kseg/internal/whatifdata"
@@ -18,42 +17,13 @@ func TestFitReachesStalledSender(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays two real logs")
 	}
-	d, err := whatifdata.LoadDir(filepath.Join("..", "..", "testdata", "whatif-busy"))
-	if err != nil {
-		t.Skipf("no what-if data: %v", err)
-	}
 	for _, tc := range []struct{ group, setting, to string }{
 		{"poisson-1ms-p3-keyed", "linger50", "base"},
 		{"fixed-2ms-p2", "base", "linger100"},
 	} {
 		t.Run(tc.group+"/"+tc.setting, func(t *testing.T) {
-			g, ok := d.Group(tc.group)
-			if !ok {
-				t.Fatalf("no group %s", tc.group)
-			}
-			var from, to whatifdata.Setting
-			for _, s := range g.Settings {
-				switch s.Name {
-				case tc.setting:
-					from = s
-				case tc.to:
-					to = s
-				}
-			}
-			var logged *whatifdata.Run
-			for _, r := range d.RunsAt(tc.group, tc.setting, whatifdata.Loaded) {
-				if r.Logs != "" && r.Run == 0 {
-					logged = &r
-				}
-			}
-			if logged == nil {
-				t.Fatal("run 0 has no logs")
-			}
-			parts, err := d.ExtractPartitions(*logged, t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, _, err := Run(parts, Options{Was: props(from), Set: props(to), Runs: 50, Seed: 1})
+			c := loadRealCase(t, "whatif-busy", tc.group, tc.setting, tc.to, whatifdata.Loaded, 0)
+			res, _, err := Run(c.parts, Options{Was: props(c.from), Set: props(c.to), Runs: 50, Seed: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
