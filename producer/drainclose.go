@@ -45,11 +45,9 @@ func parseDrainClose(b []byte) ([batch.CodecZstd + 1]time.Duration, error) {
 		if !ok {
 			return out, fmt.Errorf("close-per-kb: %s missing", c)
 		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return out, fmt.Errorf("close-per-kb: %s: %q: want a duration, 0 or more", c, v)
+		if err := setDuration(&out[c], v, false); err != nil {
+			return out, fmt.Errorf("close-per-kb: %s: %w", c, err)
 		}
-		out[c] = d
 	}
 	if len(f.ClosePerKB) != int(batch.CodecZstd+1) {
 		return out, fmt.Errorf("close-per-kb: %d codecs, want %d", len(f.ClosePerKB), batch.CodecZstd+1)

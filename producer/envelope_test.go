@@ -606,7 +606,8 @@ func TestSenderStepMax(t *testing.T) {
 		c := newClock(tm, batch.CodecNone, 9, 0)
 		for range 5000 {
 			wake = max(wake, c.wakeLatency(1))
-			close = max(close, c.closeCost(4096, 1))
+			in, _ := c.closeCosts(4096, 1)
+			close = max(close, in)
 		}
 		return wake, close
 	}

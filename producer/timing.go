@@ -474,16 +474,10 @@ func (c *clock) loopCost(duty float64) int64 {
 	return c.capStep(c.loop * c.contention(duty) * c.senderSpeed(duty) * c.senderNoise(duty))
 }
 
-// closeCost is the time ProducerBatch.close takes for a batch of
-// uncompressed record bytes (the sender's first closes are cold).
-func (c *clock) closeCost(uncompressed int, duty float64) int64 {
-	in, _ := c.closeCosts(uncompressed, duty)
-	return in
-}
-
-// closeCosts is the sender's time for one drained batch inside the drain
-// (its close: CloseCost, the codec's cost per byte, the cold start) and
-// after it (BatchSendCost), under one draw of the sender's noise.
+// closeCosts is the sender's time for one drained batch of uncompressed
+// record bytes inside the drain (ProducerBatch.close: CloseCost, the
+// codec's cost per byte; the sender's first closes are cold) and after
+// it (BatchSendCost), under one draw of the sender's noise.
 func (c *clock) closeCosts(uncompressed int, duty float64) (inDrain, after int64) {
 	if c.ideal {
 		return 0, 0
