@@ -2,7 +2,6 @@ package whatif
 
 import (
 	"math"
-	"slices"
 	"testing"
 
 	"github.com/kseg/kseg/internal/whatifdata"
@@ -21,25 +20,10 @@ import (
 // fixed: the real runs at linger.ms=1 sent 83-92% of their bursts
 // within one millisecond, those at linger.ms=20 26-48%.
 func TestBurstPlacementOnRealBursts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("replays a real log")
-	}
 	const group = "ho2-burst-p2-keyed"
 	c := loadRealCase(t, "whatif-heldout2", group, "linger20", "base", whatifdata.Calm, 3)
-	var real []int
-	for _, r := range c.data.RunsAt(group, "base", whatifdata.Calm) {
-		real = append(real, r.Batches)
-	}
-	if len(real) < 8 {
-		t.Fatalf("%d real runs at base", len(real))
-	}
-	slices.Sort(real)
-	median := float64(real[len(real)/2-1]+real[len(real)/2]) / 2
-	res, _, err := Run(c.parts, Options{Was: props(c.from), Set: props(c.to), Runs: 50, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := res[0]
+	median, real := c.realAtTo(t)
+	r := c.predict(t)
 	opts := r.replayOpts
 	opts.Spread = producer.SpreadEven
 	even, err := producer.ReplayMix(r.Topic.Sessions, r.Now, r.Fit.Plausible, opts)
