@@ -85,6 +85,11 @@ type FitOptions struct {
 	// log's own count in the Replay (by 14% on a
 	// max.in.flight.requests.per.connection=1 log of 12,000 records).
 	WindowRecords int
+	// Spread places the records of a millisecond in the fit's replays
+	// (zero: SpreadBursts, as a Replay does). Explain's backward fits
+	// take SpreadEven (docs/calibration.md, "A burst's records at the
+	// session's peak pace").
+	Spread Spread
 }
 
 // TraceTiming is the fitted sender as a producer Timing and round trip,
@@ -144,6 +149,7 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 	cfg.Partitions = parts
 	cfg.TimestampStepMs = -1
 	cfg.Seed = opts.Seed
+	cfg.spread = opts.Spread
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -49,6 +49,32 @@ type Trace struct {
 	// topic of many partitions written by many short sessions)
 	logLayout map[int32]*[3]int64
 	logHist   []int64 // batches by records per batch (log2 buckets)
+	// peakPerMs is the most records of one millisecond in the session:
+	// the application thread sends back to back at least that fast.
+	// densePerMs is the fewest records of a millisecond of a burst: more
+	// than arrivals at random at the session's mean rate put in one
+	// millisecond but by a three-sigma chance.
+	peakPerMs, densePerMs int
+}
+
+// measureBursts sets t's peakPerMs and densePerMs.
+func (t *Trace) measureBursts() {
+	n := t.Len()
+	if n == 0 {
+		return
+	}
+	peak, k := 0, 0
+	for i := range n {
+		if i > 0 && t.rec(i).ms == t.rec(i-1).ms {
+			k++
+		} else {
+			k = 1
+		}
+		peak = max(peak, k)
+	}
+	mean := float64(n) / float64(int64(t.rec(n-1).ms)-int64(t.rec(0).ms)+1)
+	t.peakPerMs = peak
+	t.densePerMs = max(3, int(math.Floor(mean+3*math.Sqrt(mean)))+1)
 }
 
 // traceRec is one record: 20 bytes.
@@ -351,6 +377,7 @@ func (tb *TraceBuilder) Build() (*Trace, error) {
 	if len(bounds) > 2 {
 		tb.merge(bounds)
 	}
+	t.measureBursts()
 	// each record's partition in the log is no longer needed past here
 	return t, nil
 }
@@ -523,6 +550,7 @@ func (t *Trace) Evenly(spanMs int64) *Trace {
 			c.rec(i).ms = 0
 		}
 	}
+	c.measureBursts()
 	return &c
 }
 
@@ -604,12 +632,32 @@ type traceBuf struct {
 type Spread int
 
 const (
+	// SpreadBursts places the k records of a millisecond at j/k of it
+	// (j = 0..k-1), as SpreadEven, but for the milliseconds of a burst
+	// (a millisecond of at least Trace.densePerMs records, or one next to
+	// it): their records follow each other at the session's peak rate
+	// (Trace.peakPerMs a millisecond), packed against the burst's
+	// neighbouring millisecond, or centred in a burst's only millisecond.
+	// Spread evenly, a burst that crosses a millisecond boundary would last
+	// up to two milliseconds where the application sent it in a fraction
+	// of one.
+	SpreadBursts Spread = iota
 	// SpreadEven places the k records of a millisecond at j/k of it
 	// (j = 0..k-1): a sender at a fixed rate is replayed as it sent.
-	SpreadEven Spread = iota
+	SpreadEven
 	// SpreadRandom places them at sorted uniform random points of it, drawn
 	// per run.
 	SpreadRandom
+)
+
+// placement is where a millisecond's records go under SpreadBursts.
+type placement uint8
+
+const (
+	placeEven   placement = iota // at j/k of the millisecond
+	placeFirst                   // from its start, at the peak rate
+	placeLast                    // up to its end, at the peak rate
+	placeCentre                  // centred, at the peak rate
 )
 
 // arrivals is the application thread's schedule over a trace: record i's
@@ -620,6 +668,9 @@ type arrivals struct {
 	rng        *rand.Rand
 	runLo      int64 // the current millisecond's records: [runLo, runHi)
 	runHi      int64
+	place      placement // SpreadBursts: the current millisecond's
+	lastMs     uint32    // the millisecond before it and its records
+	lastK      int64
 	pos        []float64 // SpreadRandom: the run's positions in [0, 1)
 	baseNs     int64
 	traceStart int64
@@ -644,9 +695,15 @@ func (a *arrivals) at(i int64) int64 {
 	t := a.t
 	ms := t.rec(int(i)).ms
 	if i >= a.runHi {
+		if a.runHi > a.runLo {
+			a.lastMs, a.lastK = t.rec(int(a.runLo)).ms, a.runHi-a.runLo
+		}
 		a.runLo, a.runHi = i, i+1
 		for a.runHi < int64(t.Len()) && t.rec(int(a.runHi)).ms == ms {
 			a.runHi++
+		}
+		if a.spread == SpreadBursts {
+			a.place = a.placement(ms)
 		}
 		if a.spread == SpreadRandom {
 			k := int(a.runHi - a.runLo)
@@ -668,10 +725,55 @@ func (a *arrivals) at(i int64) int64 {
 	case SpreadRandom:
 		off = int64(a.pos[j] * 1e6)
 		off = min(off, 999999)
-	default:
+	case SpreadEven:
 		off = j * 1e6 / k
+	default:
+		step := int64(1e6) / int64(max(1, t.peakPerMs))
+		switch a.place {
+		case placeFirst:
+			off = j * step
+		case placeLast:
+			off = 1e6 - (k-j)*step
+		case placeCentre:
+			off = (1e6-(k-1)*step)/2 + j*step
+		default:
+			off = j * 1e6 / k
+		}
+		off = min(max(off, 0), 999999)
 	}
 	return a.baseNs + int64(ms)*1e6 + off
+}
+
+// placement is where the records of millisecond ms, [runLo, runHi),
+// go under SpreadBursts: a millisecond next to another of a burst holds
+// the burst's start (packed against its end) or its end (packed against
+// its start); one between two holds its middle, spread evenly; a burst's
+// only millisecond is centred. The millisecond before the trace's (a
+// window's) first is not known.
+func (a *arrivals) placement(ms uint32) placement {
+	t := a.t
+	dense := func(n int64) bool { return t.densePerMs > 0 && n >= int64(t.densePerMs) }
+	k := a.runHi - a.runLo
+	var prevK, nextK int64
+	if a.runLo > 0 && a.lastK > 0 && a.lastMs+1 == ms {
+		prevK = a.lastK
+	}
+	for i := a.runHi; i < int64(t.Len()) && t.rec(int(i)).ms == ms+1; i++ {
+		nextK++
+	}
+	before := prevK > 0 && (dense(k) || dense(prevK))
+	after := nextK > 0 && (dense(k) || dense(nextK))
+	switch {
+	case before && after:
+		return placeEven
+	case before:
+		return placeFirst
+	case after:
+		return placeLast
+	case dense(k):
+		return placeCentre
+	}
+	return placeEven
 }
 
 // withoutFirstUse returns the arrivals of t's first records as they would

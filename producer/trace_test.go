@@ -135,8 +135,9 @@ func TestReplayReproducesModelLog(t *testing.T) {
 }
 
 // TestReplaySpreadIsNoise: placing a millisecond's records at random
-// points of it instead of evenly moves the predicted median batch count
-// by no more than the runs' own spread.
+// points of it instead of evenly (or as SpreadBursts does, the same
+// here: a fixed-rate sender makes no bursts) moves the predicted median
+// batch count by no more than the runs' own spread.
 func TestReplaySpreadIsNoise(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Partitions, cfg.Records, cfg.SendInterval = 4, 20000, 120*time.Microsecond
@@ -152,6 +153,13 @@ func TestReplaySpreadIsNoise(t *testing.T) {
 	random, err := Replay([]*Trace{tr}, was, s, ReplayOptions{Runs: 40, Seed: 1, Spread: SpreadRandom})
 	if err != nil {
 		t.Fatal(err)
+	}
+	bursts, err := Replay([]*Trace{tr}, was, s, ReplayOptions{Runs: 40, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, e := bursts.TotalBatches(), even.TotalBatches(); b != e {
+		t.Errorf("a fixed-rate log: the burst placement %+v differs from the even %+v", b, e)
 	}
 	e, r := even.TotalBatches(), random.TotalBatches()
 	spread := max(e.P95-e.P5, r.P95-r.P5, 1)
@@ -311,6 +319,95 @@ func TestArrivalsEven(t *testing.T) {
 			t.Errorf("random spread: record %d at %d (after %d), outside its millisecond or out of order", i, got, prev)
 		}
 		prev = got
+	}
+}
+
+// TestArrivalsBursts: the milliseconds of a burst hold it at the
+// session's peak rate, packed against each other; sparse milliseconds
+// keep the even spread.
+func TestArrivalsBursts(t *testing.T) {
+	tb := NewTraceBuilder("t", 1, 0, 0)
+	tb.Batch(0, 0)
+	add := func(ms int64, n int) {
+		for range n {
+			tb.Add(ms, -1, nil, nil, nil)
+		}
+	}
+	// one record every 10 ms over 2 s (the session's mean rate is 0.1 a
+	// millisecond, so 3 records in one are a burst), a burst of 100 in
+	// one millisecond (the peak: 10 us apart), and bursts across
+	// millisecond boundaries
+	for ms := int64(0); ms < 2000; ms += 10 {
+		add(ms, 1)
+	}
+	add(105, 100)
+	add(201, 2)
+	add(202, 60) // 201-203: a burst over three milliseconds
+	add(203, 40)
+	add(305, 1) // a sparse millisecond next to another: not a burst
+	add(306, 1)
+	add(401, 2) // a millisecond of two: not dense (at least 3)
+	add(505, 7) // a burst alone in a millisecond: centred
+	tr, err := tb.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.peakPerMs != 100 || tr.densePerMs != 3 {
+		t.Fatalf("peak %d a millisecond, dense from %d; want 100 and 3", tr.peakPerMs, tr.densePerMs)
+	}
+	a := newArrivals(tr, SpreadBursts, 1, 0)
+	at := map[int64][]int64{}
+	for i := range tr.Len() {
+		ms := int64(tr.rec(i).ms)
+		at[ms] = append(at[ms], a.at(int64(i))-ms*1e6)
+	}
+	const step = 10000 // ns: 100 a millisecond
+	tests := []struct {
+		name  string
+		ms    int64
+		first int64 // the first record's offset in the millisecond
+		gap   int64 // between its records (-1: at j/k of the millisecond)
+	}{
+		{"a burst alone in its millisecond is centred (the peak nearly fills it)", 105, (1e6 - 99*step) / 2, step},
+		{"a burst's first millisecond packs against its end", 201, 1e6 - 2*step, step},
+		{"a burst's middle millisecond spreads evenly", 202, 0, -1},
+		{"a burst's last millisecond packs against its start", 203, 0, step},
+		{"sparse neighbours keep the even spread", 305, 0, 0},
+		{"two records are no burst", 401, 0, -1},
+		{"a small burst alone is centred", 505, (1e6 - 6*step) / 2, step},
+		{"a record between bursts", 110, 0, 0},
+	}
+	for _, tc := range tests {
+		got := at[tc.ms]
+		if len(got) == 0 {
+			t.Fatalf("%s: no records at %d", tc.name, tc.ms)
+		}
+		if got[0] != tc.first {
+			t.Errorf("%s: first record at %d ns, want %d", tc.name, got[0], tc.first)
+		}
+		for j := 1; j < len(got); j++ {
+			if tc.gap < 0 {
+				if want := int64(j) * 1e6 / int64(len(got)); got[j] != want {
+					t.Errorf("%s: record %d at %d ns, want %d (evenly)", tc.name, j, got[j], want)
+					break
+				}
+				continue
+			}
+			if d := got[j] - got[j-1]; d != tc.gap {
+				t.Errorf("%s: records %d and %d %d ns apart, want %d", tc.name, j-1, j, d, tc.gap)
+				break
+			}
+		}
+	}
+	// a window that starts mid-burst does not know the millisecond
+	// before it: its first millisecond packs against the next one
+	lo := 0
+	for tr.rec(lo).ms != 202 {
+		lo++
+	}
+	w := newArrivals(tr.view(lo, tr.Len()), SpreadBursts, 1, 0)
+	if got, want := w.at(0)-202e6, int64(1e6-60*step); got != want {
+		t.Errorf("a window's first millisecond of a burst: first record at %d ns, want %d", got, want)
 	}
 }
 

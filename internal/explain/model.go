@@ -33,7 +33,12 @@ const minLingerCuts = 3
 
 // modelFit bounds each sender fit of linger.ms's search (FitLinger fits
 // one per linger.ms value tried): the records a try replays and its runs.
-var modelFit = producer.FitOptions{Runs: 5, MaxRecords: 4000, Rounds: 2, Seed: 1}
+// Its replays spread a millisecond's records evenly, bursts too
+// (producer.SpreadEven): with the burst placement a fixed-rate log of
+// what-if data (a send every 100 us, linger.ms=0) was given linger.ms
+// 1..4 (docs/calibration.md, "A burst's records at the session's peak
+// pace").
+var modelFit = producer.FitOptions{Runs: 5, MaxRecords: 4000, Rounds: 2, Seed: 1, Spread: producer.SpreadEven}
 
 // modelWork bounds a fit's records times the producer's partitions: the
 // model's sender visits every partition at each step (as the Java

@@ -1,7 +1,6 @@
 package whatif
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/kseg/kseg/internal/whatifdata"
@@ -18,27 +17,13 @@ import (
 // predicts 256 batches from a fast sender's linger.ms=1 log; the
 // prediction must be within max(1 batch, 5%) of the real median.
 func TestSwitchBatchesLeaveAlone(t *testing.T) {
-	if testing.Short() {
-		t.Skip("replays a real log")
-	}
 	const group = "ho-poisson-250us-p6"
 	c := loadRealCase(t, "whatif-heldout", group, "linger1", "batch64k", whatifdata.Calm, -1)
-	var real []int
-	for _, r := range c.data.RunsAt(group, "batch64k", whatifdata.Calm) {
-		real = append(real, r.Batches)
-	}
-	if len(real) < 8 {
-		t.Fatalf("%d real runs at batch64k", len(real))
-	}
-	slices.Sort(real)
-	median := float64(real[len(real)/2-1]+real[len(real)/2]) / 2
-	res, _, err := Run(c.parts, Options{Was: props(c.from), Set: props(c.to), Runs: 50, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := res[0].Predicted.TotalBatches().P50
+	median, real := c.realAtTo(t)
+	r := c.predict(t)
+	got := r.Predicted.TotalBatches().P50
 	if diff := float64(got) - median; diff > max(1, 0.05*median) || -diff > max(1, 0.05*median) {
-		t.Errorf("predicted %d batches at batch.size=65536, the real median %.1f (runs %v); fitted %+v", got, median, real, res[0].Fit.Sender)
+		t.Errorf("predicted %d batches at batch.size=65536, the real median %.1f (runs %v); fitted %+v", got, median, real, r.Fit.Sender)
 	}
 	t.Logf("predicted %d, real median %.1f", got, median)
 }

@@ -14,20 +14,13 @@ import (
 // replay under the log's own settings must reproduce it within
 // max(1 batch, 5%).
 func TestFitReachesStalledSender(t *testing.T) {
-	if testing.Short() {
-		t.Skip("replays two real logs")
-	}
 	for _, tc := range []struct{ group, setting, to string }{
 		{"poisson-1ms-p3-keyed", "linger50", "base"},
 		{"fixed-2ms-p2", "base", "linger100"},
 	} {
 		t.Run(tc.group+"/"+tc.setting, func(t *testing.T) {
 			c := loadRealCase(t, "whatif-busy", tc.group, tc.setting, tc.to, whatifdata.Loaded, 0)
-			res, _, err := Run(c.parts, Options{Was: props(c.from), Set: props(c.to), Runs: 50, Seed: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := res[0]
+			r := c.predict(t)
 			var logB int64
 			for _, b := range r.LogBatches {
 				logB += b

@@ -2,6 +2,7 @@ package whatif
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/kseg/kseg/internal/whatifdata"
@@ -11,16 +12,46 @@ import (
 // realCase is one recorded real run of a what-if data set, extracted for
 // a test: the group's settings from and to, and the run's partitions.
 type realCase struct {
-	data     *whatifdata.Data
-	from, to whatifdata.Setting
-	parts    []segment.Partition
+	data        *whatifdata.Data
+	group, cond string
+	from, to    whatifdata.Setting
+	parts       []segment.Partition
+}
+
+// realAtTo is the real runs' batch counts at the case's setting to, in
+// its condition, sorted, and their median; at least 8 runs.
+func (c realCase) realAtTo(t *testing.T) (median float64, runs []int) {
+	t.Helper()
+	for _, r := range c.data.RunsAt(c.group, c.to.Name, c.cond) {
+		runs = append(runs, r.Batches)
+	}
+	if len(runs) < 8 {
+		t.Fatalf("%s: %d real runs at %s", c.group, len(runs), c.to.Name)
+	}
+	slices.Sort(runs)
+	return float64(runs[len(runs)/2-1]+runs[len(runs)/2]) / 2, runs
+}
+
+// predict is kseg whatif from the case's log at from to to: 50 runs,
+// seed 1.
+func (c realCase) predict(t *testing.T) *Result {
+	t.Helper()
+	res, _, err := Run(c.parts, Options{Was: props(c.from), Set: props(c.to), Runs: 50, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res[0]
 }
 
 // loadRealCase extracts the recorded logs of run (−1: the first logged
 // one) of group at setting from, in condition cond, of the data set in
-// testdata/SET; it skips the test when the data is absent.
+// testdata/SET; it skips the test when the data is absent, or with -short
+// (a real log's replay takes seconds).
 func loadRealCase(t *testing.T, set, group, from, to, cond string, run int) realCase {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("replays a real log")
+	}
 	d, err := whatifdata.LoadDir(filepath.Join("..", "..", "testdata", set))
 	if err != nil {
 		t.Skipf("no what-if data: %v", err)
@@ -29,7 +60,7 @@ func loadRealCase(t *testing.T, set, group, from, to, cond string, run int) real
 	if !ok {
 		t.Fatalf("no group %s", group)
 	}
-	c := realCase{data: d}
+	c := realCase{data: d, group: group, cond: cond}
 	var okFrom, okTo bool
 	if c.from, okFrom = g.Setting(from); !okFrom {
 		t.Fatalf("%s: no setting %s", group, from)
