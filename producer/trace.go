@@ -725,21 +725,20 @@ func (a *arrivals) at(i int64) int64 {
 	case SpreadRandom:
 		off = int64(a.pos[j] * 1e6)
 		off = min(off, 999999)
-	case SpreadEven:
+	default: // SpreadEven, and SpreadBursts (a.place stays placeEven under SpreadEven)
 		off = j * 1e6 / k
-	default:
-		step := int64(1e6) / int64(max(1, t.peakPerMs))
-		switch a.place {
-		case placeFirst:
-			off = j * step
-		case placeLast:
-			off = 1e6 - (k-j)*step
-		case placeCentre:
-			off = (1e6-(k-1)*step)/2 + j*step
-		default:
-			off = j * 1e6 / k
+		if a.place != placeEven {
+			step := int64(1e6) / int64(max(1, t.peakPerMs))
+			switch a.place {
+			case placeFirst:
+				off = j * step
+			case placeLast:
+				off = 1e6 - (k-j)*step
+			case placeCentre:
+				off = (1e6-(k-1)*step)/2 + j*step
+			}
+			off = min(max(off, 0), 999999)
 		}
-		off = min(max(off, 0), 999999)
 	}
 	return a.baseNs + int64(ms)*1e6 + off
 }
