@@ -90,6 +90,14 @@ type FitOptions struct {
 	// take SpreadEven (docs/calibration.md, "A burst's records at the
 	// session's peak pace").
 	Spread Spread
+	// RandomSpeeds draws each run's sender speed at random instead of
+	// from its own stratum of the run-to-run spread (as a Replay does).
+	// Explain's backward fits take it: they were validated with random
+	// draws, and stratified, a model-written log of a lagging sender
+	// (TestExplainLingerFromModel) got a linger.ms interval without its
+	// true value (docs/calibration.md, "Stratified sender speeds, scored
+	// again on five sets").
+	RandomSpeeds bool
 }
 
 // TraceTiming is the fitted sender as a producer Timing and round trip,
@@ -171,7 +179,7 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 		c := cfg
 		s.Apply(&c)
 		fit.Evaluations++
-		sims, err := simulateWindows(wins, []Config{c}, opts.Runs, opts.Workers)
+		sims, err := simulateWindows(wins, []Config{c}, opts.Runs, opts.Workers, !opts.RandomSpeeds)
 		if err != nil {
 			return 0, 0, 0, err
 		}

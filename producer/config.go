@@ -102,6 +102,10 @@ type Config struct {
 	// early are a trace replay's first arrivals without the log's codec
 	// load (Trace.withoutFirstUse), computed once per window
 	early []int64
+	// runStratum and runStrata place a replayed run's sender speed in
+	// one of runStrata equal-probability strata of its distribution
+	// (runStrata 0: drawn at random; see stratumZ)
+	runStratum, runStrata int
 }
 
 // DefaultConfig returns the Java producer's and broker's defaults.

@@ -347,7 +347,7 @@ func ReplayMix(traces []*Trace, cfg Config, senders []Sender, opts ReplayOptions
 			}
 		}
 	}
-	sims, err := simulateWindows(wins, cfgs, res.SimRuns, opts.Workers)
+	sims, err := simulateWindows(wins, cfgs, res.SimRuns, opts.Workers, true)
 	if err != nil {
 		return nil, err
 	}
@@ -421,14 +421,35 @@ func planJobs(wins []window) []int {
 // mostly the same batches.
 var scratchPool = sync.Pool{New: func() any { return &simScratch{} }}
 
+// runStrata assigns each simulation of each window a stratum of its
+// sender's speed (clock.stratify): the simulations of one sender (those
+// of cfgs[v mod k]) take one stratum each of as many, in an order
+// shuffled per window so that a run's windows stay independent.
+// strata[w][i][v/k] is simulation v's in window w, i = v mod k.
+func runStrata(wins, runs, k int, seed uint64) [][][]int {
+	strata := make([][][]int, wins)
+	for w := range strata {
+		rng := rand.New(rand.NewPCG(seed, 0x737472617461+uint64(w))) // "strata"
+		strata[w] = make([][]int, k)
+		for i := range k {
+			strata[w][i] = rng.Perm((runs - i + k - 1) / k)
+		}
+	}
+	return strata
+}
+
 // simulateWindows runs each window runs times on workers goroutines,
 // simulation v with cfgs[v mod len(cfgs)], and returns per job
 // (planJobs) and simulation the sum of its windows' layouts.
-func simulateWindows(wins []window, cfgs []Config, runs, workers int) ([][]RunLayout, error) {
+func simulateWindows(wins []window, cfgs []Config, runs, workers int, stratify bool) ([][]RunLayout, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	ends := planJobs(wins)
+	var strata [][][]int
+	if stratify {
+		strata = runStrata(len(wins), runs, len(cfgs), cfgs[0].Seed)
+	}
 	out := make([][]RunLayout, len(ends))
 	for j := range out {
 		out[j] = make([]RunLayout, runs)
@@ -466,6 +487,10 @@ func simulateWindows(wins []window, cfgs []Config, runs, workers int) ([][]RunLa
 				l := newRunLayout(cfg.Partitions)
 				var err error
 				for w := lo; w < ends[jb.j] && err == nil; w++ {
+					if strata != nil {
+						st := strata[w][jb.r%len(cfgs)]
+						cfg.runStratum, cfg.runStrata = st[jb.r/len(cfgs)], len(st)
+					}
 					builders, err = simulateWindow(&wins[w], cfg, w, jb.r, sizes, builders, scratch, &l)
 				}
 				if err != nil {

@@ -259,6 +259,7 @@ func newSimReusing(cfg *Config, sink func(int, []byte, int64) error, recs *recor
 		factor:    cfg.codecSizeFactor(),
 		duty:      1,
 	}
+	s.clk.stratify(cfg.runStratum, cfg.runStrata)
 	for p := 0; p < n; p++ {
 		s.leader[p] = p % cfg.Brokers
 		s.nodeParts[s.leader[p]] = append(s.nodeParts[s.leader[p]], p)

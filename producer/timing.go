@@ -363,6 +363,25 @@ func (c *clock) drawRun(t Timing) {
 	}
 }
 
+// stratify puts the run's sender speed in the middle of stratum i of n
+// (n 0: the random draw stays); the clock's other draws are unchanged.
+func (c *clock) stratify(i, n int) {
+	if n > 0 && c.senderZ != 0 {
+		c.senderZ = stratumZ(i, n)
+	}
+}
+
+// stratumZ is the standard normal quantile at the middle of stratum i
+// of n equal-probability strata. The runs of a replay take one stratum
+// each instead of a random draw for the sender's speed over the run:
+// with a run-to-run spread as wide as the trace sender's
+// (senderRunJitter), the median of a fit's 7 to 25 random draws is
+// itself a factor of up to 1.3 off the distribution's, and the fit
+// then chases that draw, not the log.
+func stratumZ(i, n int) float64 {
+	return math.Sqrt2 * math.Erfinv(2*(float64(i)+0.5)/float64(n)-1)
+}
+
 // noise is one log-normal jitter factor.
 func (c *clock) noise(s float64) float64 {
 	if s == 0 {

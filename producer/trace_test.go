@@ -135,9 +135,11 @@ func TestReplayReproducesModelLog(t *testing.T) {
 }
 
 // TestReplaySpreadIsNoise: placing a millisecond's records at random
-// points of it instead of evenly (or as SpreadBursts does, the same
-// here: a fixed-rate sender makes no bursts) moves the predicted median
-// batch count by no more than the runs' own spread.
+// points of it instead of evenly moves the predicted median batch count
+// by no more than the runs' own spread; SpreadBursts places them as
+// evenly but for the cold start's catch-up (31 records in one
+// millisecond, the model's synthetic sender's), which moves none of the
+// runs' p5, p50 and p95.
 func TestReplaySpreadIsNoise(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Partitions, cfg.Records, cfg.SendInterval = 4, 20000, 120*time.Microsecond
@@ -158,7 +160,7 @@ func TestReplaySpreadIsNoise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, e := bursts.TotalBatches(), even.TotalBatches(); b != e {
+	if b, e := bursts.TotalBatches(), even.TotalBatches(); b.P5 != e.P5 || b.P50 != e.P50 || b.P95 != e.P95 {
 		t.Errorf("a fixed-rate log: the burst placement %+v differs from the even %+v", b, e)
 	}
 	e, r := even.TotalBatches(), random.TotalBatches()

@@ -37,8 +37,9 @@ const minLingerCuts = 3
 // (producer.SpreadEven): with the burst placement a fixed-rate log of
 // what-if data (a send every 100 us, linger.ms=0) was given linger.ms
 // 1..4 (docs/calibration.md, "A burst's records at the session's peak
-// pace").
-var modelFit = producer.FitOptions{Runs: 5, MaxRecords: 4000, Rounds: 2, Seed: 1, Spread: producer.SpreadEven}
+// pace"). Its runs draw the sender's speed at random
+// (producer.FitOptions.RandomSpeeds), as they were validated.
+var modelFit = producer.FitOptions{Runs: 5, MaxRecords: 4000, Rounds: 2, Seed: 1, Spread: producer.SpreadEven, RandomSpeeds: true}
 
 // modelWork bounds a fit's records times the producer's partitions: the
 // model's sender visits every partition at each step (as the Java
