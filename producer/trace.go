@@ -55,6 +55,9 @@ type Trace struct {
 	// than arrivals at random at the session's mean rate put in one
 	// millisecond but by a three-sigma chance.
 	peakPerMs, densePerMs int
+	// burstPace is the records a millisecond at which the session's
+	// bursts were sent (burstPaceOf), at least peakPerMs.
+	burstPace float64
 }
 
 // measureBursts sets t's peakPerMs and densePerMs.
@@ -75,6 +78,62 @@ func (t *Trace) measureBursts() {
 	mean := float64(n) / float64(int64(t.rec(n-1).ms)-int64(t.rec(0).ms)+1)
 	t.peakPerMs = peak
 	t.densePerMs = max(3, int(math.Floor(mean+3*math.Sqrt(mean)))+1)
+	t.burstPace = max(float64(peak), t.burstPaceOf())
+}
+
+// burstPaceOf is the pace of the session's bursts, in records a
+// millisecond, from how many millisecond boundaries they cross. A burst
+// of d ms that starts at a random point of a millisecond crosses d
+// boundaries on average, whatever its phase, so over the bursts (runs of
+// consecutive milliseconds each next to a dense one, or a dense
+// millisecond alone) the records over the boundaries crossed is the
+// pace. The most records of one millisecond is only a floor: a burst of
+// 100 records sent in 0.3 ms has at most 100 in a millisecond, and at
+// that pace it would last 1 ms. With fewer than one boundary crossed,
+// half of one is taken.
+func (t *Trace) burstPaceOf() float64 {
+	n := t.Len()
+	dense := func(k int) bool { return k >= t.densePerMs }
+	var records, crossed float64
+	inBurst, prevMs, prevK := false, uint32(0), 0
+	burstN, burstMs := 0, 0
+	flush := func() {
+		if inBurst {
+			records += float64(burstN)
+			crossed += float64(burstMs - 1)
+		}
+		inBurst, burstN, burstMs = false, 0, 0
+	}
+	for i := 0; i < n; {
+		ms := t.rec(i).ms
+		j := i
+		for j < n && t.rec(j).ms == ms {
+			j++
+		}
+		k := j - i
+		next := i > 0 && prevMs+1 == ms
+		if inBurst && next && (dense(k) || dense(prevK)) {
+			burstN += k
+			burstMs++
+		} else {
+			flush()
+			if dense(k) {
+				inBurst, burstN, burstMs = true, k, 1
+				if next && !dense(prevK) {
+					// its first millisecond was the one before
+					burstN += prevK
+					burstMs++
+				}
+			}
+		}
+		prevMs, prevK = ms, k
+		i = j
+	}
+	flush()
+	if records == 0 {
+		return 0
+	}
+	return records / max(0.5, crossed)
 }
 
 // traceRec is one record: 20 bytes.
@@ -728,7 +787,7 @@ func (a *arrivals) at(i int64) int64 {
 	default: // SpreadEven, and SpreadBursts (a.place stays placeEven under SpreadEven)
 		off = j * 1e6 / k
 		if a.place != placeEven {
-			step := int64(1e6) / int64(max(1, t.peakPerMs))
+			step := int64(1e6 / max(1, t.burstPace))
 			switch a.place {
 			case placeFirst:
 				off = j * step

@@ -337,8 +337,9 @@ func TestArrivalsBursts(t *testing.T) {
 	}
 	// one record every 10 ms over 2 s (the session's mean rate is 0.1 a
 	// millisecond, so 3 records in one are a burst), a burst of 100 in
-	// one millisecond (the peak: 10 us apart), and bursts across
-	// millisecond boundaries
+	// one millisecond (the peak), and bursts across millisecond
+	// boundaries: 209 burst records over 2 boundaries crossed, a pace of
+	// 104.5 a millisecond (9,569 ns apart)
 	for ms := int64(0); ms < 2000; ms += 10 {
 		add(ms, 1)
 	}
@@ -354,8 +355,8 @@ func TestArrivalsBursts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tr.peakPerMs != 100 || tr.densePerMs != 3 {
-		t.Fatalf("peak %d a millisecond, dense from %d; want 100 and 3", tr.peakPerMs, tr.densePerMs)
+	if tr.peakPerMs != 100 || tr.densePerMs != 3 || tr.burstPace != 104.5 {
+		t.Fatalf("peak %d a millisecond, dense from %d, burst pace %v; want 100, 3 and 104.5", tr.peakPerMs, tr.densePerMs, tr.burstPace)
 	}
 	a := newArrivals(tr, SpreadBursts, 1, 0)
 	at := map[int64][]int64{}
@@ -363,7 +364,7 @@ func TestArrivalsBursts(t *testing.T) {
 		ms := int64(tr.rec(i).ms)
 		at[ms] = append(at[ms], a.at(int64(i))-ms*1e6)
 	}
-	const step = 10000 // ns: 100 a millisecond
+	const step int64 = 9569 // ns: 104.5 a millisecond
 	tests := []struct {
 		name  string
 		ms    int64
@@ -410,6 +411,55 @@ func TestArrivalsBursts(t *testing.T) {
 	w := newArrivals(tr.view(lo, tr.Len()), SpreadBursts, 1, 0)
 	if got, want := w.at(0)-202e6, int64(1e6-60*step); got != want {
 		t.Errorf("a window's first millisecond of a burst: first record at %d ns, want %d", got, want)
+	}
+}
+
+// TestBurstPace: a session's burst pace is its bursts' records over the
+// millisecond boundaries they cross, never below the most records of one
+// millisecond.
+func TestBurstPace(t *testing.T) {
+	build := func(bursts [][]int) *Trace {
+		tb := NewTraceBuilder("t", 1, 0, 0)
+		tb.Batch(0, 0)
+		for ms := int64(0); ms < 4000; ms += 10 { // the background: 0.1 a millisecond
+			tb.Add(ms, -1, nil, nil, nil)
+		}
+		for b, ks := range bursts {
+			for j, k := range ks {
+				for range k {
+					tb.Add(int64(5+40*b+j), -1, nil, nil, nil)
+				}
+			}
+		}
+		tr, err := tb.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	var tenBursts [][]int // 10 bursts of 100: 3 cross one boundary (60 + 40), 7 do not
+	for b := range 10 {
+		if b < 3 {
+			tenBursts = append(tenBursts, []int{60, 40})
+		} else {
+			tenBursts = append(tenBursts, []int{100})
+		}
+	}
+	tests := []struct {
+		name   string
+		bursts [][]int
+		want   float64
+	}{
+		{"a third of a millisecond a burst", tenBursts, 1000.0 / 3},
+		{"no boundary crossed: half of one", [][]int{{100}, {100}}, 400},
+		{"slower than the peak: the peak", [][]int{{100, 5, 5, 5}}, 100},
+		{"no burst: the peak", nil, 1},
+	}
+	for _, tc := range tests {
+		tr := build(tc.bursts)
+		if math.Abs(tr.burstPace-tc.want) > 1e-9 {
+			t.Errorf("%s: pace %v, want %v (peak %d)", tc.name, tr.burstPace, tc.want, tr.peakPerMs)
+		}
 	}
 }
 
