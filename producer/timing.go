@@ -375,9 +375,9 @@ func (c *clock) stratify(i, n int) {
 // of n equal-probability strata. The runs of a replay take one stratum
 // each instead of a random draw for the sender's speed over the run:
 // with a run-to-run spread as wide as the trace sender's
-// (senderRunJitter), the median of a fit's 7 to 25 random draws is
-// itself a factor of up to 1.3 off the distribution's, and the fit
-// then chases that draw, not the log.
+// (senderRunJitter, 1.0), the median of 25 random draws has a standard
+// error of a factor of about 1.3 on the speed (more with a fit's fewest,
+// 7), and the fit then chases those draws, not the log.
 func stratumZ(i, n int) float64 {
 	return math.Sqrt2 * math.Erfinv(2*(float64(i)+0.5)/float64(n)-1)
 }

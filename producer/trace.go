@@ -81,6 +81,10 @@ func (t *Trace) measureBursts() {
 	t.burstPace = max(float64(peak), t.burstPaceOf())
 }
 
+// dense tells a millisecond of n records that is part of a burst
+// (measureBursts): the burst placement and the burst pace share it.
+func (t *Trace) dense(n int64) bool { return t.densePerMs > 0 && n >= int64(t.densePerMs) }
+
 // burstPaceOf is the pace of the session's bursts, in records a
 // millisecond, from how many millisecond boundaries they cross. A burst
 // of d ms that starts at a random point of a millisecond crosses d
@@ -93,7 +97,7 @@ func (t *Trace) measureBursts() {
 // half of one is taken.
 func (t *Trace) burstPaceOf() float64 {
 	n := t.Len()
-	dense := func(k int) bool { return k >= t.densePerMs }
+	dense := func(k int) bool { return t.dense(int64(k)) }
 	var records, crossed float64
 	inBurst, prevMs, prevK := false, uint32(0), 0
 	burstN, burstMs := 0, 0
@@ -810,7 +814,7 @@ func (a *arrivals) at(i int64) int64 {
 // window's) first is not known.
 func (a *arrivals) placement(ms uint32) placement {
 	t := a.t
-	dense := func(n int64) bool { return t.densePerMs > 0 && n >= int64(t.densePerMs) }
+	dense := t.dense
 	k := a.runHi - a.runLo
 	var prevK, nextK int64
 	if a.runLo > 0 && a.lastK > 0 && a.lastMs+1 == ms {
