@@ -90,6 +90,14 @@ type FitOptions struct {
 	// take SpreadEven (docs/calibration.md, "A burst's records at the
 	// session's peak pace").
 	Spread Spread
+	// SerialBroker gives the senders a broker that answers one request
+	// of a connection at a time (Sender.BrokerSerialShare) and starts the
+	// fit from the measured round trip (priorRTT): what-if replays take
+	// both, as they were scored on the what-if data; explain's backward
+	// fits keep the overlapping broker and the 3 ms start they were
+	// validated with (docs/calibration.md, "A broker that answers one
+	// request at a time").
+	SerialBroker bool
 	// RandomSpeeds draws each run's sender speed at random instead of
 	// from its own stratum of the run-to-run spread (as a Replay does).
 	// Explain's backward fits take it: they were validated with random
@@ -106,7 +114,8 @@ type FitOptions struct {
 func (f *Fit) TraceTiming() (Timing, time.Duration) { return f.Sender.Timing(), f.Sender.RTT }
 
 // priorWeight is the score a fit gives up per decade a parameter moves
-// from its prior (lag 0.5 ms, close 0.1 ms, round trip 3 ms).
+// from its prior (lag 0.5 ms, close 0.1 ms, round trip 3 ms, or 2 ms with
+// FitOptions.SerialBroker).
 const priorWeight = 0.01
 
 // maxPlausible bounds the plausible senders (a composed replay
@@ -227,12 +236,17 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 	// lag, close, rtt in ns, with their floors (a zero value steps up
 	// from its floor) and ceilings
 	p := [3]float64{500e3, 100e3, 3e6}
+	share := 0.0
+	if opts.SerialBroker {
+		p[2], share = priorRTT, brokerSerialShare
+	}
 	floor := [3]float64{20e3, 5e3, 200e3}
 	ceil := [3]float64{2e9, 20e6, 2e9}
 	mk := func(p [3]float64) Sender {
 		return Sender{Lag: time.Duration(p[0]), Close: time.Duration(p[1]), RTT: time.Duration(p[2]),
 			Jitter: senderJitter, RunJitter: senderRunJitter, RTTJitter: senderRTTJitter, PollGranularity: opts.PollGranularity,
-			SplitClose: opts.SplitClose}
+			BrokerSerialShare: share,
+			SplitClose:        opts.SplitClose}
 	}
 	prior := p
 	// A log often cannot tell a parameter (a log cut by linger.ms says

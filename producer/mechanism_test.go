@@ -101,6 +101,41 @@ func TestRTTSpeedFloor(t *testing.T) {
 	}
 }
 
+// broker-serial-share: a broker answers one request of a connection at a
+// time, so five requests in flight at linger.ms=0 gain less over one the
+// more of each round trip the broker spends alone; at 0 the model is the
+// ideal one's (TestSeedFigures' "linger 0 in-flight bound").
+func TestBrokerSerialShare(t *testing.T) {
+	batches := func(share float64, inFlight int) int {
+		cfg := seedConfig(func(c *Config) {
+			c.LingerMs = 0
+			c.SendInterval = time.Millisecond
+			c.RTT = 10 * time.Millisecond
+			c.MaxInFlight = inFlight
+			c.Timing = Timing{BrokerSerialShare: share}
+		})
+		dir, _ := runTo(t, cfg)
+		return len(readLog(t, filepath.Join(dir, "kseg-ref-0")))
+	}
+	if got, want := batches(0, 5), 101; got != want { // 19 + 1 + 81, as the ideal model
+		t.Errorf("share 0: %d batches, want %d", got, want)
+	}
+	prev := batches(0, 5)
+	for _, share := range []float64{0.3, 0.6, 1} {
+		got := batches(share, 5)
+		if got >= prev {
+			t.Errorf("share %v: %d batches, not fewer than %d at a smaller share", share, got, prev)
+		}
+		prev = got
+	}
+	if one := batches(1, 1); prev < one {
+		t.Errorf("share 1, 5 in flight: %d batches, fewer than one in flight's %d", prev, one)
+	}
+	if tm := (Timing{BrokerSerialShare: 1.5}); tm.valid() {
+		t.Error("broker-serial-share 1.5 is valid")
+	}
+}
+
 // A fixed-rate sender's lateness against its schedule: none in the ideal
 // model, the first send's cost at the cold start with a timing.
 func TestLateness(t *testing.T) {

@@ -142,7 +142,13 @@ var timingParams = []timingParam{
 	{"request-pause", func(t *Timing) any { return &t.RequestPause }, false, "application thread: mean time it loses the CPU when a produce request goes out, the broker handling it on the same cores (exponential; 0: none)"},
 	{"poll-granularity", func(t *Timing) any { return &t.PollGranularity }, false, "sender thread: granularity of its poll timeout (1ms: Java's whole milliseconds, a linger expiry met up to 1 ms late; 0: exact)"},
 	{"rtt-speed-floor", func(t *Timing) any { return &t.RTTSpeedFloor }, false, "least factor a fast run's sender speed puts on the round trip (1: a fast sender does not make the broker faster; 0: none)"},
+	{"broker-serial-share", func(t *Timing) any { return &t.BrokerSerialShare }, false, "share of a request's round trip its broker spends on it alone: a broker's responses come at least this share of a round trip apart (Kafka handles one request of a connection at a time; 0: requests in flight overlap freely)"},
 }
+
+// laterTimingKeys were added after profiles were first saved: a profile
+// without one still loads, with the constant's zero, which means what
+// the model did before it.
+var laterTimingKeys = map[string]bool{"broker-serial-share": true}
 
 // codecParams are the keys of a codec's costs: "<codec>.<key>" in
 // --timing-set, "codecs": {"<codec>": {"<key>": ...}} in a profile.
@@ -344,6 +350,9 @@ func parseProfile(raw []byte) (Profile, error) {
 	}
 	for _, tp := range timingParams {
 		raw, ok := pf.Timing[tp.key]
+		if !ok && laterTimingKeys[tp.key] {
+			continue // a profile saved before the key existed: its zero keeps that meaning
+		}
 		if !ok {
 			return p, fmt.Errorf("timing: %q missing (every constant is given)", tp.key)
 		}

@@ -116,6 +116,30 @@ func TestProfileRoundTrip(t *testing.T) {
 	}
 }
 
+// A profile saved before broker-serial-share existed loads, with the
+// broker overlapping requests as it did then; a profile missing a
+// constant that was always there is refused.
+func TestProfileWithoutLaterKey(t *testing.T) {
+	var b bytes.Buffer
+	if err := DefaultProfile().Encode(&b); err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(b.String(), ",\n    \"broker-serial-share\": 0", "", 1)
+	if old == b.String() {
+		t.Fatal("the encoded profile has no broker-serial-share line")
+	}
+	p, err := parseProfile([]byte(old))
+	if err != nil {
+		t.Fatalf("a profile without broker-serial-share: %v", err)
+	}
+	if p.Timing.BrokerSerialShare != 0 {
+		t.Errorf("broker-serial-share %v, want 0", p.Timing.BrokerSerialShare)
+	}
+	if _, err := parseProfile([]byte(strings.Replace(b.String(), "\"rtt-jitter\": 0.1812,", "", 1))); err == nil || !strings.Contains(err.Error(), "rtt-jitter") {
+		t.Errorf("a profile without rtt-jitter: %v, want an error naming it", err)
+	}
+}
+
 func sortedCopy(s []string) []string {
 	c := slices.Clone(s)
 	slices.Sort(c)

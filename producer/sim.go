@@ -112,6 +112,9 @@ type sim struct {
 	dAfter     int64       // the drained batches' work after the node's drain (BatchSendCost)
 	dDone      bool        // the node's drain loop is over (its request waits for dAfter)
 	lastResp   int64
+	// nodeResp is each broker's last response: the broker handles one
+	// request of a connection at a time (Timing.BrokerSerialShare)
+	nodeResp []int64
 
 	clk  *clock
 	recs *records
@@ -196,6 +199,7 @@ type simScratch struct {
 	nextSeq            []int32
 	nodeParts          [][]int
 	drainIdx, inflight []int
+	nodeResp           []int64
 	// comp is kept with the rest: a zstd encoder allocates megabytes of
 	// tables, and a fit simulates thousands of short windows
 	comp *batch.Compressor
@@ -228,6 +232,7 @@ func newSimReusing(cfg *Config, sink func(int, []byte, int64) error, recs *recor
 	sc.leader, sc.queue = zeroed(sc.leader, n), zeroed(sc.queue, n)
 	sc.nextSeq = zeroed(sc.nextSeq, n)
 	sc.drainIdx, sc.inflight = zeroed(sc.drainIdx, cfg.Brokers), zeroed(sc.inflight, cfg.Brokers)
+	sc.nodeResp = zeroed(sc.nodeResp, cfg.Brokers)
 	if cap(sc.nodeParts) < cfg.Brokers {
 		sc.nodeParts = make([][]int, cfg.Brokers)
 	}
@@ -245,6 +250,7 @@ func newSimReusing(cfg *Config, sink func(int, []byte, int64) error, recs *recor
 		nodeParts: sc.nodeParts,
 		drainIdx:  sc.drainIdx,
 		inflight:  sc.inflight,
+		nodeResp:  sc.nodeResp,
 		nextSeq:   sc.nextSeq,
 		comp:      sc.comp,
 		est:       estimator{e: 1.0},
@@ -950,7 +956,9 @@ func (s *sim) request(node int, batches []*pbatch) {
 			fresh++
 		}
 	}
-	at := max(s.now+s.clk.rtt(s.cfg.RTT, fresh, s.firstReqAt == 0, s.appDuty()), s.lastResp) // responses come back in order
+	rtt := s.clk.rtt(s.cfg.RTT, fresh, s.firstReqAt == 0, s.appDuty())
+	at := max(s.now+rtt, s.lastResp, s.nodeResp[node]+s.clk.serialNs(rtt)) // responses come back in order
+	s.nodeResp[node] = at
 	if s.firstReqAt == 0 {
 		s.firstReqAt, s.firstAckAt = s.now, at
 	}

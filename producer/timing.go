@@ -181,6 +181,17 @@ type Timing struct {
 	// responses (its network thread is the sender).
 	RTTSpeedFloor float64
 
+	// BrokerSerialShare is the share of a produce request's round trip
+	// the broker spends on it alone. Kafka handles one request of a
+	// connection at a time (it mutes the connection from a request's
+	// arrival until its response is sent), so requests in flight to one
+	// broker overlap only in the rest: a response comes no sooner than
+	// this share of its round trip after the previous one from that
+	// broker (0: requests in flight overlap freely, as the model was
+	// fitted). Measured for the trace sender (docs/calibration.md, "A
+	// broker that answers one request at a time").
+	BrokerSerialShare float64
+
 	// Codecs are each codec's costs (indexed by batch.Codec), taken where
 	// SendCostCodecPerKB, BatchCost, CodecLoad or ClosePerKB is negative.
 	Codecs [batch.CodecZstd + 1]CodecCosts
@@ -206,7 +217,7 @@ func (t *Timing) valid() bool {
 			return false
 		}
 	}
-	return t.WarmupSends >= 0 && t.WarmupFactor >= 0 && t.BatchWarmup >= 0 && t.ColdCloseDecay >= 0 && t.IdleSenderFactor >= 0 && t.IdleSenderFactor <= 1 && t.RTTSpeedFloor >= 0 && t.RTTSpeedFloor <= 1 && t.IdleRTTFactor >= 0 && t.IdleRTTFactor <= 1 && t.FirstSendJitter >= 0 && t.Jitter >= 0 && t.SenderJitter >= 0 && t.ColdJitter >= 0 && t.RunJitter >= 0 && t.SenderRunJitter >= 0 && t.IdleSenderJitter >= 0 && t.IdleSenderRunJitter >= 0 && t.RTTJitter >= 0 && t.PauseEvery >= 0 && t.IdlePauseEvery >= 0 &&
+	return t.WarmupSends >= 0 && t.WarmupFactor >= 0 && t.BatchWarmup >= 0 && t.ColdCloseDecay >= 0 && t.IdleSenderFactor >= 0 && t.IdleSenderFactor <= 1 && t.RTTSpeedFloor >= 0 && t.RTTSpeedFloor <= 1 && t.BrokerSerialShare >= 0 && t.BrokerSerialShare <= 1 && t.IdleRTTFactor >= 0 && t.IdleRTTFactor <= 1 && t.FirstSendJitter >= 0 && t.Jitter >= 0 && t.SenderJitter >= 0 && t.ColdJitter >= 0 && t.RunJitter >= 0 && t.SenderRunJitter >= 0 && t.IdleSenderJitter >= 0 && t.IdleSenderRunJitter >= 0 && t.RTTJitter >= 0 && t.PauseEvery >= 0 && t.IdlePauseEvery >= 0 &&
 		!math.IsNaN(t.RTTSpeedFloor+t.WarmupFactor+t.BatchWarmup+t.ColdCloseDecay+t.FirstSendJitter+t.Jitter+t.RunJitter+t.SenderRunJitter+t.IdleSenderJitter+t.IdleSenderRunJitter+t.RTTJitter+t.PauseEvery+t.IdlePauseEvery)
 }
 
@@ -241,6 +252,7 @@ type clock struct {
 	stepMax                           float64
 	pollGran                          int64
 	rttFloor                          float64
+	serial                            float64
 	warmUntil                         int64 // sends past this are warm
 	// noApp: send() takes no time at all (a trace replay's sender-only
 	// timing), so its cost need not be computed
@@ -302,6 +314,7 @@ func (c *clock) setCosts(t Timing, codec batch.Codec) {
 	c.stepMax = float64(t.SenderStepMax)
 	c.pollGran = int64(t.PollGranularity)
 	c.rttFloor = t.RTTSpeedFloor
+	c.serial = t.BrokerSerialShare
 	c.coldDecay = t.ColdCloseDecay
 	if c.coldDecay == 0 {
 		c.coldDecay = 2
@@ -518,6 +531,10 @@ func (c *clock) closeCosts(uncompressed int, duty float64) (inDrain, after int64
 	}
 	return inDrain, after
 }
+
+// serialNs is the part of a request's round trip rtt its broker spends
+// on it alone (Timing.BrokerSerialShare).
+func (c *clock) serialNs(rtt int64) int64 { return int64(float64(rtt) * c.serial) }
 
 // rtt is one request's round trip; fresh of its partitions are appended
 // to for the first time, first marks the run's first request; duty is the

@@ -876,3 +876,43 @@ func TestRecStoreGrows(t *testing.T) {
 		t.Errorf("view across chunks: %d records from %d to %d", v.len(), v.at(0).num, v.at(5).num)
 	}
 }
+
+// FitOptions.SerialBroker: a what-if fit's senders answer one request at
+// a time at the measured share and reproduce a log written by such a
+// sender at linger.ms=0, where the share sets the pace; explain's fits
+// (without it) keep a broker that overlaps requests.
+func TestFitSerialBroker(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Records, cfg.LingerMs, cfg.SendInterval = 4000, 0, 300*time.Microsecond
+	Sender{Lag: 500 * time.Microsecond, Close: 100 * time.Microsecond, RTT: 2 * time.Millisecond, BrokerSerialShare: brokerSerialShare}.Apply(&cfg)
+	dir, res := runTo(t, cfg)
+	tr := traceFromDir(t, dir, cfg.Partitions)
+	logB := res.Partitions[0].Batches
+	was := DefaultConfig()
+	was.LingerMs = 0
+	for _, serial := range []bool{true, false} {
+		fit, err := FitSender([]*Trace{tr}, was, FitOptions{Seed: 1, SerialBroker: serial})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0.0
+		if serial {
+			want = brokerSerialShare
+		}
+		for _, s := range fit.Plausible {
+			if s.BrokerSerialShare != want {
+				t.Errorf("SerialBroker %v: plausible sender %+v, want share %v", serial, s, want)
+			}
+		}
+		if !serial {
+			continue
+		}
+		rr, err := Replay([]*Trace{tr}, was, fit.Sender, ReplayOptions{Runs: 21, Seed: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := int64(rr.TotalBatches().P50); got-logB > max(1, logB/20) || logB-got > max(1, logB/20) {
+			t.Errorf("fitted %+v: replay p50 %d batches, the log %d", fit.Sender, got, logB)
+		}
+	}
+}

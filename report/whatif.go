@@ -225,6 +225,7 @@ func WhatifJSON(w io.Writer, results []*whatif.Result) error {
 		snd.Raw("jitter", fJSON(s.Jitter))
 		snd.Raw("run_jitter", fJSON(s.RunJitter))
 		snd.Raw("rtt_jitter", fJSON(s.RTTJitter))
+		snd.Raw("broker_serial_share", fJSON(s.BrokerSerialShare))
 		j.Raw("sender", string(snd.Done()))
 		if len(r.Fit.Plausible) > 1 {
 			// the other senders the runs mix (the log cannot tell them apart)

@@ -45,7 +45,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 public class ProducerTrace {
     static final String[] METRICS = {
-        "record-queue-time-avg", "request-latency-avg", "batch-size-avg", "records-per-request-avg",
+        "record-queue-time-avg", "request-latency-avg", "request-latency-max", "batch-size-avg", "records-per-request-avg",
         "request-total", "record-retry-total", "record-error-total", "io-wait-ratio",
     };
 
