@@ -106,6 +106,10 @@ type FitOptions struct {
 	// true value (docs/calibration.md, "Stratified sender speeds, scored
 	// again on five sets").
 	RandomSpeeds bool
+	// RunJitter is the senders' run-to-run spread (Sender.RunJitter; 0:
+	// senderRunJitter, as explain's backward fits were validated).
+	// What-if replays take WhatifRunJitter.
+	RunJitter float64
 }
 
 // TraceTiming is the fitted sender as a producer Timing and round trip,
@@ -236,7 +240,10 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 	// lag, close, rtt in ns, with their floors (a zero value steps up
 	// from its floor) and ceilings
 	p := [3]float64{500e3, 100e3, 3e6}
-	share := 0.0
+	share, runJitter := 0.0, senderRunJitter
+	if opts.RunJitter > 0 {
+		runJitter = opts.RunJitter
+	}
 	if opts.SerialBroker {
 		p[2], share = priorRTT, brokerSerialShare
 	}
@@ -244,7 +251,7 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 	ceil := [3]float64{2e9, 20e6, 2e9}
 	mk := func(p [3]float64) Sender {
 		return Sender{Lag: time.Duration(p[0]), Close: time.Duration(p[1]), RTT: time.Duration(p[2]),
-			Jitter: senderJitter, RunJitter: senderRunJitter, RTTJitter: senderRTTJitter, PollGranularity: opts.PollGranularity,
+			Jitter: senderJitter, RunJitter: runJitter, RTTJitter: senderRTTJitter, PollGranularity: opts.PollGranularity,
 			BrokerSerialShare: share,
 			SplitClose:        opts.SplitClose}
 	}

@@ -916,3 +916,39 @@ func TestFitSerialBroker(t *testing.T) {
 		}
 	}
 }
+
+// FitOptions.RunJitter sets the fitted senders' run-to-run spread (what-if
+// replays take WhatifRunJitter, explain keeps senderRunJitter), and a
+// wider spread widens the replay's range.
+func TestFitRunJitter(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Records, cfg.LingerMs, cfg.SendInterval = 1000, 5, 200*time.Microsecond
+	Sender{Lag: 500 * time.Microsecond, Close: 100 * time.Microsecond, RTT: 2 * time.Millisecond}.Apply(&cfg)
+	dir, _ := runTo(t, cfg)
+	tr := traceFromDir(t, dir, cfg.Partitions)
+	was := DefaultConfig()
+	was.LingerMs = 5
+	width := map[float64]int{}
+	for _, tc := range []struct{ opt, want float64 }{{0, senderRunJitter}, {WhatifRunJitter, WhatifRunJitter}} {
+		fit, err := FitSender([]*Trace{tr}, was, FitOptions{Seed: 1, RunJitter: tc.opt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range fit.Plausible {
+			if s.RunJitter != tc.want {
+				t.Errorf("RunJitter %v: plausible sender %+v, want run jitter %v", tc.opt, s, tc.want)
+			}
+		}
+		s := Sender{Lag: 500 * time.Microsecond, Close: 100 * time.Microsecond, RTT: 2 * time.Millisecond,
+			Jitter: senderJitter, RunJitter: tc.want, RTTJitter: senderRTTJitter, PollGranularity: time.Millisecond, SplitClose: true}
+		rr, err := Replay([]*Trace{tr}, was, s, ReplayOptions{Runs: 200, Seed: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := rr.TotalBatches()
+		width[tc.want] = q.P95 - q.P5
+	}
+	if width[WhatifRunJitter] <= width[senderRunJitter] {
+		t.Errorf("p5-p95 width %d at run jitter %v, narrower than %d at %v", width[WhatifRunJitter], WhatifRunJitter, width[senderRunJitter], senderRunJitter)
+	}
+}
