@@ -74,6 +74,14 @@ const (
 // of 20.
 const WhatifRunJitter = 1.4
 
+// WhatifFitRuns is the runs a what-if fit scores each sender tried by
+// (FitOptions.Runs). With WhatifRunJitter's spread a log cut by the
+// sender's speed (linger.ms=0) moves by a factor of ten between runs,
+// the median of fewer runs is noise the search then chases, and the
+// sender it settles on missed the log by 10% in a replay of 200 runs
+// (docs/calibration.md, "Runs per sender in the what-if fit").
+const WhatifFitRuns = 25
+
 // The trace sender's broker and its starting round trip, both measured
 // on the harness (docs/calibration.md, "A broker that answers one request
 // at a time"): calm runs of the long groups at linger.ms 5 to 20 had a
