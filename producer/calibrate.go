@@ -31,9 +31,12 @@ type Fit struct {
 	Near []Sender
 	// Records is how many records the fit replayed (its windows: all of
 	// the log's records, or a sample of windows spread over a large log),
-	// Evaluations how many senders it tried.
+	// Evaluations how many senders it tried, Runs the runs of each try
+	// and Windows the windows each run replays.
 	Records     int
 	Evaluations int
+	Runs        int
+	Windows     int
 	// LogBatches is the log's batches begun in the windows the fit
 	// replayed (the denominator of BatchError).
 	LogBatches int
@@ -110,6 +113,12 @@ type FitOptions struct {
 	// senderRunJitter, as explain's backward fits were validated).
 	// What-if replays take WhatifRunJitter.
 	RunJitter float64
+	// Draws is, when Runs is 0, the fewest sender speeds the median batch
+	// count of a try rests on: a run of a try replays each of the fit's
+	// windows with its own draw, so a log replayed in one window takes
+	// Draws runs and one sampled in eight a few (0: the runs rule alone).
+	// What-if fits take WhatifFitDraws.
+	Draws int
 }
 
 // TraceTiming is the fitted sender as a producer Timing and round trip,
@@ -184,7 +193,11 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 	if opts.Runs <= 0 {
 		// more runs where they are cheap: the score's noise is the runs'
 		opts.Runs = int(min(25, max(7, 400000/max(work, 1))))
+		if opts.Draws > 0 && len(wins) > 0 {
+			opts.Runs = max(opts.Runs, min(opts.Draws, (opts.Draws+len(wins)-1)/len(wins)))
+		}
 	}
+	fit.Runs, fit.Windows = opts.Runs, len(wins)
 	if logBatches == 0 {
 		return fit, nil
 	}

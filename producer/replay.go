@@ -74,6 +74,17 @@ const (
 // of 20.
 const WhatifRunJitter = 1.4
 
+// WhatifFitDraws is the sender speeds a what-if fit's median rests on
+// (FitOptions.Draws). With WhatifRunJitter's spread a log cut by the
+// sender's speed (linger.ms=0) moves by a factor of ten between runs,
+// and a log replayed in one window draws one speed a run: the median of
+// the 16 runs a fit of 25,000 records took was noise the search chased,
+// and the sender it settled on missed the log by 10.7% in a replay of
+// 200 runs (docs/calibration.md, "Runs per sender in the what-if fit").
+// A sampled log's windows draw their own speeds, and its fit keeps the
+// fewer runs its size allows.
+const WhatifFitDraws = 25
+
 // The trace sender's broker and its starting round trip, both measured
 // on the harness (docs/calibration.md, "A broker that answers one request
 // at a time"): calm runs of the long groups at linger.ms 5 to 20 had a

@@ -952,3 +952,39 @@ func TestFitRunJitter(t *testing.T) {
 		t.Errorf("p5-p95 width %d at run jitter %v, narrower than %d at %v", width[WhatifRunJitter], WhatifRunJitter, width[senderRunJitter], senderRunJitter)
 	}
 }
+
+// TestFitDraws: a fit's median batch count rests on at least Draws
+// sender speeds, a run drawing one per window: a log replayed in one
+// window takes Draws runs a try, one sampled in windows (past
+// MaxRecords) the runs its size allows, which already draw as many.
+func TestFitDraws(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Records, cfg.LingerMs, cfg.SendInterval = 3000, 5, 200*time.Microsecond
+	Sender{Lag: 500 * time.Microsecond, Close: 100 * time.Microsecond, RTT: 2 * time.Millisecond}.Apply(&cfg)
+	dir, _ := runTo(t, cfg)
+	tr := traceFromDir(t, dir, cfg.Partitions)
+	was := DefaultConfig()
+	was.LingerMs = 5
+	for _, tc := range []struct {
+		name                 string
+		maxRecords, window   int
+		draws                int
+		wantRuns, wantWindow int
+	}{
+		{"one window, no draws", 0, DefaultWindowRecords, 0, 25, 1},
+		{"one window", 0, DefaultWindowRecords, 40, 40, 1},
+		// 1,000-record windows, two of three kept: 400000/2000 runs
+		{"sampled", 2000, 0, 40, 25, 2},
+		{"sampled, more draws than the size allows", 2000, 0, 60, 30, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fit, err := FitSender([]*Trace{tr}, was, FitOptions{Seed: 1, MaxRecords: tc.maxRecords, WindowRecords: tc.window, Draws: tc.draws, Rounds: 1, BestOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fit.Runs != tc.wantRuns || fit.Windows != tc.wantWindow {
+				t.Errorf("runs %d over %d windows, want %d over %d", fit.Runs, fit.Windows, tc.wantRuns, tc.wantWindow)
+			}
+		})
+	}
+}

@@ -201,7 +201,7 @@ func Run(parts []segment.Partition, opts Options) (results []*Result, ignored []
 			continue
 		}
 		fit, err := producer.FitSender(t.Sessions, was, producer.FitOptions{Seed: opts.Seed, Workers: opts.Workers, MaxRecords: opts.FitRecords,
-			PollGranularity: producer.DefaultTiming().PollGranularity, SplitClose: true, SerialBroker: true, RunJitter: producer.WhatifRunJitter, WindowRecords: producer.DefaultWindowRecords})
+			PollGranularity: producer.DefaultTiming().PollGranularity, SplitClose: true, SerialBroker: true, RunJitter: producer.WhatifRunJitter, Draws: producer.WhatifFitDraws, WindowRecords: producer.DefaultWindowRecords})
 		if err != nil {
 			return nil, nil, fmt.Errorf("topic %s: fitting the sender: %w", t.Name, err)
 		}
