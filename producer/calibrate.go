@@ -119,6 +119,13 @@ type FitOptions struct {
 	// Draws runs and one sampled in eight a few (0: the runs rule alone).
 	// What-if fits take WhatifFitDraws.
 	Draws int
+	// RunHist compares the log's records-per-batch distribution with
+	// that of the middle fifth of the runs by batch count, not of all
+	// runs pooled: the log is one run, and with a wide run-to-run spread
+	// the pooled distribution of a log cut by the sender's pace is a
+	// mixture of fast runs' small batches and slow runs' large ones that
+	// no single run lays out. What-if fits take it.
+	RunHist bool
 }
 
 // TraceTiming is the fitted sender as a producer Timing and round trip,
@@ -212,26 +219,46 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 		totals := make([]int, opts.Runs)
 		hist := make([]float64, histBuckets)
 		var all float64
+		var logAll float64
+		for _, n := range logHist {
+			logAll += float64(n)
+		}
+		// distance is the records-per-batch distance of h (all batches)
+		// from the log's
+		distance := func(h []float64, all float64) float64 {
+			d := 0.0
+			for k := range h {
+				d += math.Abs(h[k]/max(all, 1) - float64(logHist[k])/max(logAll, 1))
+			}
+			return d / 2
+		}
 		for r := range opts.Runs {
 			for j := range sims {
-				l := &sims[j][r]
-				totals[r] += int(l.TotalBatches())
-				for k, n := range l.Hist {
+				totals[r] += int(sims[j][r].TotalBatches())
+			}
+		}
+		// the runs whose histograms are pooled: all, or the middle fifth
+		// by batch count (RunHist)
+		pool := make([]int, opts.Runs)
+		for r := range pool {
+			pool[r] = r
+		}
+		if opts.RunHist {
+			slices.SortStableFunc(pool, func(a, b int) int { return cmp.Compare(totals[a], totals[b]) })
+			n := max(1, (len(pool)+4)/5)
+			lo := (len(pool) - n) / 2
+			pool = pool[lo : lo+n]
+		}
+		for _, r := range pool {
+			for j := range sims {
+				for k, n := range sims[j][r].Hist {
 					hist[k] += float64(n)
 					all += float64(n)
 				}
 			}
 		}
 		be := float64(quantiles(totals).P50-logBatches) / float64(logBatches)
-		he := 0.0
-		var logAll float64
-		for _, n := range logHist {
-			logAll += float64(n)
-		}
-		for k := range hist {
-			he += math.Abs(hist[k]/max(all, 1) - float64(logHist[k])/max(logAll, 1))
-		}
-		he /= 2
+		he := distance(hist, all)
 		return math.Abs(be) + histWeight*he, be, he, nil
 	}
 	// A sender's score is a deterministic function of its parameters (the

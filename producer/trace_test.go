@@ -917,17 +917,24 @@ func TestFitSerialBroker(t *testing.T) {
 	}
 }
 
+// lingerTrace is the trace of a model-written log of records sent every
+// 200 µs at linger.ms=5 by a sender of known speed, and its settings.
+func lingerTrace(t *testing.T, records int64) (*Trace, Config) {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Records, cfg.LingerMs, cfg.SendInterval = records, 5, 200*time.Microsecond
+	Sender{Lag: 500 * time.Microsecond, Close: 100 * time.Microsecond, RTT: 2 * time.Millisecond}.Apply(&cfg)
+	dir, _ := runTo(t, cfg)
+	was := DefaultConfig()
+	was.LingerMs = 5
+	return traceFromDir(t, dir, cfg.Partitions), was
+}
+
 // FitOptions.RunJitter sets the fitted senders' run-to-run spread (what-if
 // replays take WhatifRunJitter, explain keeps senderRunJitter), and a
 // wider spread widens the replay's range.
 func TestFitRunJitter(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Records, cfg.LingerMs, cfg.SendInterval = 1000, 5, 200*time.Microsecond
-	Sender{Lag: 500 * time.Microsecond, Close: 100 * time.Microsecond, RTT: 2 * time.Millisecond}.Apply(&cfg)
-	dir, _ := runTo(t, cfg)
-	tr := traceFromDir(t, dir, cfg.Partitions)
-	was := DefaultConfig()
-	was.LingerMs = 5
+	tr, was := lingerTrace(t, 1000)
 	width := map[float64]int{}
 	for _, tc := range []struct{ opt, want float64 }{{0, senderRunJitter}, {WhatifRunJitter, WhatifRunJitter}} {
 		fit, err := FitSender([]*Trace{tr}, was, FitOptions{Seed: 1, RunJitter: tc.opt})
@@ -958,13 +965,7 @@ func TestFitRunJitter(t *testing.T) {
 // window takes Draws runs a try, one sampled in windows (past
 // MaxRecords) the runs its size allows, which already draw as many.
 func TestFitDraws(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Records, cfg.LingerMs, cfg.SendInterval = 3000, 5, 200*time.Microsecond
-	Sender{Lag: 500 * time.Microsecond, Close: 100 * time.Microsecond, RTT: 2 * time.Millisecond}.Apply(&cfg)
-	dir, _ := runTo(t, cfg)
-	tr := traceFromDir(t, dir, cfg.Partitions)
-	was := DefaultConfig()
-	was.LingerMs = 5
+	tr, was := lingerTrace(t, 3000)
 	for _, tc := range []struct {
 		name                 string
 		maxRecords, window   int

@@ -200,8 +200,7 @@ func Run(parts []segment.Partition, opts Options) (results []*Result, ignored []
 			results = append(results, r)
 			continue
 		}
-		fit, err := producer.FitSender(t.Sessions, was, producer.FitOptions{Seed: opts.Seed, Workers: opts.Workers, MaxRecords: opts.FitRecords,
-			PollGranularity: producer.DefaultTiming().PollGranularity, SplitClose: true, SerialBroker: true, RunJitter: producer.WhatifRunJitter, Draws: producer.WhatifFitDraws, WindowRecords: producer.DefaultWindowRecords})
+		fit, err := producer.FitSender(t.Sessions, was, fitOptions(opts))
 		if err != nil {
 			return nil, nil, fmt.Errorf("topic %s: fitting the sender: %w", t.Name, err)
 		}
@@ -220,6 +219,16 @@ func Run(parts []segment.Partition, opts Options) (results []*Result, ignored []
 	}
 	slices.Sort(ignored)
 	return results, slices.Compact(ignored), nil
+}
+
+// fitOptions are a what-if fit's: the sender's details as the what-if
+// data scored them (docs/calibration.md), and a fit that replays the
+// log as the prediction then does.
+func fitOptions(opts Options) producer.FitOptions {
+	return producer.FitOptions{Seed: opts.Seed, Workers: opts.Workers, MaxRecords: opts.FitRecords,
+		PollGranularity: producer.DefaultTiming().PollGranularity, SplitClose: true, SerialBroker: true,
+		RunJitter: producer.WhatifRunJitter, Draws: producer.WhatifFitDraws, RunHist: true,
+		WindowRecords: producer.DefaultWindowRecords}
 }
 
 // explainOptions bound the explain run that infers the original settings

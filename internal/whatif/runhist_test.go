@@ -1,0 +1,44 @@
+package whatif
+
+import (
+	"math"
+	"testing"
+
+	"github.com/kseg/kseg/internal/whatifdata"
+	"github.com/kseg/kseg/producer"
+)
+
+// TestRunHistOnLoadedLog: a log of a send every 100 µs to one partition at
+// linger.ms=20, on the loaded machine, its batches cut by batch.size. The
+// real runs at linger.ms=0 have a median of 122 batches. Fitted against
+// all runs' records-per-batch distribution pooled, the fit chose a sender
+// fast enough to predict 334 (a mixture of fast runs' many small batches
+// and slow runs' few large ones that no run lays out); against the middle
+// fifth of the runs (FitOptions.RunHist), 136.
+func TestRunHistOnLoadedLog(t *testing.T) {
+	c := loadRealCase(t, "whatif", "fixed-100us-p1", "linger20", "linger0", whatifdata.Loaded, 0)
+	median, real := c.realAtTo(t)
+	opts := Options{Was: props(c.from), Set: props(c.to), Runs: 50, Seed: 1}
+	res, _, err := Run(c.parts, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res[0]
+	middle := r.Predicted.TotalBatches().P50
+	fo := fitOptions(opts)
+	fo.RunHist = false
+	fit, err := producer.FitSender(r.Topic.Sessions, r.Was, fo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pooledRes, err := producer.ReplayMix(r.Topic.Sessions, r.Now, fit.Plausible, r.replayOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pooled := pooledRes.TotalBatches().P50
+	off := func(n int) float64 { return math.Abs(float64(n)-median) / median }
+	if off(middle) > 0.25 || off(middle) >= off(pooled) {
+		t.Errorf("at linger.ms=0: %d batches fitted to the middle runs, %d to all runs pooled; the real median %.1f (runs %v)", middle, pooled, median, real)
+	}
+	t.Logf("middle runs %d, pooled %d, real median %.1f", middle, pooled, median)
+}
