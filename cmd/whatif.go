@@ -215,7 +215,7 @@ func saveFittedTiming(path string, force bool, res []*whatif.Result, args []stri
 			Date:    time.Now().UTC().Format(time.DateOnly),
 			Data:    fmt.Sprintf("kseg whatif on %s: topic %s, %d records, %d replayed per try", strings.Join(args, " "), best.Topic.Name, best.Topic.Records(), f.Records),
 			Method:  fmt.Sprintf("the sender's lag, close cost and round trip fitted so that the replay of the log's own records under its settings reproduces its batch count and records per batch (%d senders tried); the application thread costs nothing (the log's timestamps are its send times)", f.Evaluations),
-			Fit:     fmt.Sprintf("replay median batches %+.1f%% of the log's, records-per-batch distance %.3f", 100*f.BatchError, f.HistError),
+			Fit:     fmt.Sprintf("replay median batches %+.1f%% of the log's, records-per-batch distance %.3f from the middle fifth of the runs by batch count", 100*f.BatchError, f.HistError),
 			HeldOut: "not scored: fitted to this one log",
 		},
 		Timing: f.Sender.Timing(),
