@@ -12,7 +12,7 @@ import (
 // known settings, a machine calm and loaded), every batch.size and
 // linger.ms interval contains the true value or explain says nothing.
 func TestExplainWhatifData(t *testing.T) {
-	for _, dataset := range []string{"whatif", "whatif-busy", "whatif-long", "whatif-heldout", "whatif-heldout2"} {
+	for _, dataset := range []string{"whatif", "whatif-busy", "whatif-long", "whatif-heldout", "whatif-heldout2", "whatif-heldout3"} {
 		t.Run(dataset, func(t *testing.T) { explainWhatifData(t, dataset) })
 	}
 }

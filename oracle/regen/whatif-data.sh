@@ -4,7 +4,7 @@
 # (group, setting) run RUNS times on the machine as it is ("calm") and RUNS times with the machine
 # loaded by two busy processes this script starts and stops ("loaded").
 #
-#   oracle/regen/whatif-data.sh [--runs N] [--logs K] [--only REGEX] [--out DIR] [--keep DIR] [--set long|heldout|heldout2]
+#   oracle/regen/whatif-data.sh [--runs N] [--logs K] [--only REGEX] [--out DIR] [--keep DIR] [--set long|heldout|heldout2|heldout3]
 #   oracle/regen/whatif-data.sh --provenance [--out DIR]   only rewrite OUT/PROVENANCE.md
 #
 #   --runs N      runs per (group, setting, condition) (default 8)
@@ -16,6 +16,7 @@
 #                 testdata/whatif-long)
 #   --set heldout the held-out long groups (give --out testdata/whatif-heldout)
 #   --set heldout2 the second held-out set (give --out testdata/whatif-heldout2)
+#   --set heldout3 the third held-out set (give --out testdata/whatif-heldout3)
 #   --keep DIR    keep the work tree (broker logs, traces) in DIR
 #   --provenance  (re)write OUT/PROVENANCE.md from OUT's data and this machine, nothing else
 #
@@ -42,7 +43,7 @@ while [ $# -gt 0 ]; do
     --keep) KEEP=$2; shift ;;
     --set) export KSEG_WHATIF_SET=$2; shift ;;
     --provenance) PROV=1 ;;
-    *) sed -n '7,19p' "$0" >&2; exit 2 ;;
+    *) sed -n '7,20p' "$0" >&2; exit 2 ;;
   esac
   shift
 done

@@ -17,7 +17,7 @@ import (
 // TestGroupsCommitted: testdata/whatif/groups.json describes the groups defined here (change
 // both together: a changed definition needs regenerated runs).
 func TestGroupsCommitted(t *testing.T) {
-	for dir, gs := range map[string][]whatifdata.Group{"whatif": shortGroups(), "whatif-long": longGroups(), "whatif-heldout": heldoutGroups(), "whatif-heldout2": heldout2Groups()} {
+	for dir, gs := range map[string][]whatifdata.Group{"whatif": shortGroups(), "whatif-long": longGroups(), "whatif-heldout": heldoutGroups(), "whatif-heldout2": heldout2Groups(), "whatif-heldout3": heldout3Groups()} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", dir, "groups.json"))
 		if err != nil {
 			t.Fatal(err)
@@ -37,7 +37,7 @@ func TestGroupsCommitted(t *testing.T) {
 }
 
 func TestGroupsShape(t *testing.T) {
-	for _, g := range slices.Concat(shortGroups(), longGroups(), heldoutGroups(), heldout2Groups()) {
+	for _, g := range slices.Concat(shortGroups(), longGroups(), heldoutGroups(), heldout2Groups(), heldout3Groups()) {
 		first := g.Settings[0].Props
 		for _, s := range g.Settings[1:] {
 			changed := 0
