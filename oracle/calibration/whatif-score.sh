@@ -17,7 +17,8 @@
 #   --only REGEX  only the groups whose name matches (e.g. held-out groups)
 #   --runs N      kseg whatif --runs (default 200)
 #   --keep DIR    keep the predictions (one file per invocation) in DIR
-# KSEG=PATH in the environment scores that kseg binary instead of one built from this tree.
+# KSEG=PATH in the environment scores that kseg binary instead of one built from this tree; the
+# first line says which kseg was scored (the path, its hash and build time, or the tree's commit).
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 DATA=$REPO/testdata/whatif ONLY="" RUNS=200 KEEP=""
@@ -34,7 +35,15 @@ done
 cd "$REPO"
 WORK=$(mktemp -d /tmp/kseg-whatif-score.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-if [ -n "${KSEG:-}" ]; then cp "$KSEG" "$WORK/kseg"; else go build -o "$WORK/kseg" .; fi
+# Say which kseg is scored: a stale binary passed as KSEG once scored a data set with an older
+# model than the one the figures were written down for.
+if [ -n "${KSEG:-}" ]; then
+  cp "$KSEG" "$WORK/kseg"
+  echo "whatif-score: kseg is $KSEG ($(sha256sum "$KSEG" | cut -c1-12), built $(date -u -r "$KSEG" '+%Y-%m-%d %H:%M UTC'))" >&2
+else
+  go build -o "$WORK/kseg" .
+  echo "whatif-score: kseg built from this tree at $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- 2>/dev/null || echo ' (with uncommitted changes)')" >&2
+fi
 go build -o "$WORK/whatif" ./oracle/whatif
 mkdir -p "$WORK/preds"
 T0=$SECONDS n=0 failed=0
