@@ -121,6 +121,7 @@ var timingParams = []timingParam{
 	{"loop-cost", func(t *Timing) any { return &t.LoopCost }, false, "sender thread: one runOnce (ready, request, network write)"},
 	{"close-cost", func(t *Timing) any { return &t.CloseCost }, false, "sender thread: closing one batch (header, CRC)"},
 	{"close-cost-per-kb", func(t *Timing) any { return &t.ClosePerKB }, true, "sender thread: close cost per KiB of uncompressed records, compression included"},
+	{"measured-drain-close", func(t *Timing) any { return &t.MeasuredDrainClose }, false, "sender thread: 1 adds to each close the Java producer's close of a batch of its size and codec, as measured (0: none)"},
 	{"batch-send-cost", func(t *Timing) any { return &t.BatchSendCost }, false, "sender thread: work per drained batch after the drain, before its request goes (0: all of it in close-cost, inside the drain)"},
 	{"cold-close", func(t *Timing) any { return &t.ColdClose }, false, "sender thread: extra time of its first close, decaying by cold-close-decay (cold JVM)"},
 	{"cold-close-compressed", func(t *Timing) any { return &t.ColdCloseCompressed }, false, "sender thread: more extra time of the first closes with a codec"},
@@ -148,7 +149,7 @@ var timingParams = []timingParam{
 // laterTimingKeys were added after profiles were first saved: a profile
 // without one still loads, with the constant's zero, which means what
 // the model did before it.
-var laterTimingKeys = map[string]bool{"broker-serial-share": true}
+var laterTimingKeys = map[string]bool{"broker-serial-share": true, "measured-drain-close": true}
 
 // codecParams are the keys of a codec's costs: "<codec>.<key>" in
 // --timing-set, "codecs": {"<codec>": {"<key>": ...}} in a profile.

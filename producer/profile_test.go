@@ -116,27 +116,33 @@ func TestProfileRoundTrip(t *testing.T) {
 	}
 }
 
-// A profile saved before broker-serial-share existed loads, with the
-// broker overlapping requests as it did then; a profile missing a
+// A profile saved before broker-serial-share or measured-drain-close
+// existed loads, with the model as it was then (a broker overlapping
+// requests, no measured close in the drain); a profile missing a
 // constant that was always there is refused.
 func TestProfileWithoutLaterKey(t *testing.T) {
 	var b bytes.Buffer
 	if err := DefaultProfile().Encode(&b); err != nil {
 		t.Fatal(err)
 	}
-	old := strings.Replace(b.String(), ",\n    \"broker-serial-share\": 0", "", 1)
-	if old == b.String() {
-		t.Fatal("the encoded profile has no broker-serial-share line")
-	}
-	p, err := parseProfile([]byte(old))
-	if err != nil {
-		t.Fatalf("a profile without broker-serial-share: %v", err)
-	}
-	if p.Timing.BrokerSerialShare != 0 {
-		t.Errorf("broker-serial-share %v, want 0", p.Timing.BrokerSerialShare)
+	for _, key := range []string{"broker-serial-share", "measured-drain-close"} {
+		old := strings.Replace(b.String(), ",\n    \""+key+"\": 0", "", 1)
+		if old == b.String() {
+			t.Fatalf("the encoded profile has no %s line", key)
+		}
+		p, err := parseProfile([]byte(old))
+		if err != nil {
+			t.Fatalf("a profile without %s: %v", key, err)
+		}
+		if p.Timing.BrokerSerialShare != 0 || p.Timing.MeasuredDrainClose != 0 {
+			t.Errorf("without %s: broker-serial-share %v, measured-drain-close %d, want 0", key, p.Timing.BrokerSerialShare, p.Timing.MeasuredDrainClose)
+		}
 	}
 	if _, err := parseProfile([]byte(strings.Replace(b.String(), "\"rtt-jitter\": 0.1812,", "", 1))); err == nil || !strings.Contains(err.Error(), "rtt-jitter") {
 		t.Errorf("a profile without rtt-jitter: %v, want an error naming it", err)
+	}
+	if _, err := parseProfile([]byte(strings.Replace(b.String(), "\"measured-drain-close\": 0", "\"measured-drain-close\": 2", 1))); err == nil {
+		t.Error("measured-drain-close 2 loads, want an error")
 	}
 }
 

@@ -26,7 +26,7 @@ type Sender struct {
 	// (what-if replays) it comes after the drain (Timing.BatchSendCost:
 	// the produce request's share, bookkeeping) and delays the request,
 	// and inside the drain a batch takes its codec's close as measured on
-	// the Java producer (DrainClosePerKB). Without it (explain's backward
+	// the Java producer by the batch's size (DrainClose). Without it (explain's backward
 	// fits) all of it is inside the drain, on top of the calibrated
 	// profile's codec costs: a sender that holds the drain longer is one
 	// more way a log's drain-cut batches come about, so explain's
@@ -122,6 +122,7 @@ func (s Sender) Timing() Timing {
 	}
 	if s.SplitClose {
 		t.BatchSendCost = s.Close
+		t.MeasuredDrainClose = 1
 		t.Codecs = traceCodecs()
 	} else {
 		t.CloseCost = s.Close
@@ -131,11 +132,12 @@ func (s Sender) Timing() Timing {
 }
 
 // traceCodecs are a trace sender's codec costs: the calibrated profile's,
-// but for the close costs inside the drain, the measured ones.
+// but for the close inside the drain, which is the measured one
+// (Timing.MeasuredDrainClose).
 func traceCodecs() [batch.CodecZstd + 1]CodecCosts {
 	c := DefaultTiming().Codecs
 	for i := range c {
-		c[i].ClosePerKB = DrainClosePerKB(batch.Codec(i))
+		c[i].ClosePerKB = 0
 	}
 	return c
 }

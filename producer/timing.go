@@ -97,6 +97,10 @@ type Timing struct {
 	// in front of the codec, so a batch of that size or less is compressed
 	// at close, on the sender thread). Negative: the codec's default.
 	ClosePerKB time.Duration
+	// MeasuredDrainClose, when 1, adds to each batch's close the Java
+	// producer's close of a batch of its size and codec as measured
+	// (DrainClose): what a what-if replay's sender does inside its drain.
+	MeasuredDrainClose int
 
 	// A cold JVM's sender: its first closes run interpreted code and load
 	// the request path (and the codec) on a busy machine, so close k
@@ -217,7 +221,7 @@ func (t *Timing) valid() bool {
 			return false
 		}
 	}
-	return t.WarmupSends >= 0 && t.WarmupFactor >= 0 && t.BatchWarmup >= 0 && t.ColdCloseDecay >= 0 && t.IdleSenderFactor >= 0 && t.IdleSenderFactor <= 1 && t.RTTSpeedFloor >= 0 && t.RTTSpeedFloor <= 1 && t.BrokerSerialShare >= 0 && t.BrokerSerialShare <= 1 && t.IdleRTTFactor >= 0 && t.IdleRTTFactor <= 1 && t.FirstSendJitter >= 0 && t.Jitter >= 0 && t.SenderJitter >= 0 && t.ColdJitter >= 0 && t.RunJitter >= 0 && t.SenderRunJitter >= 0 && t.IdleSenderJitter >= 0 && t.IdleSenderRunJitter >= 0 && t.RTTJitter >= 0 && t.PauseEvery >= 0 && t.IdlePauseEvery >= 0 &&
+	return t.WarmupSends >= 0 && t.WarmupFactor >= 0 && t.BatchWarmup >= 0 && t.ColdCloseDecay >= 0 && t.IdleSenderFactor >= 0 && t.IdleSenderFactor <= 1 && t.RTTSpeedFloor >= 0 && t.RTTSpeedFloor <= 1 && t.BrokerSerialShare >= 0 && t.BrokerSerialShare <= 1 && (t.MeasuredDrainClose == 0 || t.MeasuredDrainClose == 1) && t.IdleRTTFactor >= 0 && t.IdleRTTFactor <= 1 && t.FirstSendJitter >= 0 && t.Jitter >= 0 && t.SenderJitter >= 0 && t.ColdJitter >= 0 && t.RunJitter >= 0 && t.SenderRunJitter >= 0 && t.IdleSenderJitter >= 0 && t.IdleSenderRunJitter >= 0 && t.RTTJitter >= 0 && t.PauseEvery >= 0 && t.IdlePauseEvery >= 0 &&
 		!math.IsNaN(t.RTTSpeedFloor+t.WarmupFactor+t.BatchWarmup+t.ColdCloseDecay+t.FirstSendJitter+t.Jitter+t.RunJitter+t.SenderRunJitter+t.IdleSenderJitter+t.IdleSenderRunJitter+t.RTTJitter+t.PauseEvery+t.IdlePauseEvery)
 }
 
@@ -237,6 +241,7 @@ type clock struct {
 	sendBase, sendPerByte, sendKey, sendHeader float64
 	warmN, warmF, batchWarm                    float64
 	wake, idleWake, loop, close, closePerByte  float64
+	closeCurve                                 CloseCurve
 	batchSend                                  float64
 	jitter, rttJitter, senderJitter            float64
 	firstJitter, idleF, idleRTT                float64
@@ -310,6 +315,9 @@ func (c *clock) setCosts(t Timing, codec batch.Codec) {
 		cp = t.Codecs[codec].ClosePerKB
 	}
 	c.closePerByte = perKB(cp)
+	if t.MeasuredDrainClose > 0 {
+		c.closeCurve = DrainClose(codec)
+	}
 	c.cold, c.coldRTT, c.firstRTT = float64(t.ColdClose), float64(t.ColdRTT), float64(t.FirstRTT)
 	c.stepMax = float64(t.SenderStepMax)
 	c.pollGran = int64(t.PollGranularity)
@@ -514,7 +522,7 @@ func (c *clock) closeCosts(uncompressed int, duty float64) (inDrain, after int64
 	if c.ideal {
 		return 0, 0
 	}
-	ns := c.close + c.closePerByte*float64(uncompressed)
+	ns := c.close + c.closePerByte*float64(uncompressed) + c.closeCurve.At(uncompressed)
 	if k := float64(c.closes); c.cold > 0 && k < 8*c.coldDecay {
 		ns += c.cold * math.Exp(-k/c.coldDecay)
 	}
