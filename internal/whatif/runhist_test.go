@@ -12,11 +12,13 @@ import (
 // linger.ms=20, on the loaded machine, its batches cut by batch.size. The
 // real runs at linger.ms=0 have a median of 122 batches. Fitted against
 // all runs' records-per-batch distribution pooled, the fit chose a sender
-// fast enough to predict 334 (319 with each batch's close by its size; a mixture of fast runs' many small batches
-// and slow runs' few large ones that no run lays out); against the middle
-// fifth of the runs (FitOptions.RunHist), 136. Both fits here search from
-// the prior: searched from the best of the grid (FitOptions.GridStart) both
-// predict 110.
+// fast enough to predict 334 (319 with each batch's close by its size): a
+// mixture of fast runs' many small batches and slow runs' few large ones
+// that no run lays out; against the middle fifth of the runs
+// (FitOptions.RunHist), 136. Both fits here search from the prior alone
+// (FitOptions.GridStart off), as they were measured: searched from the
+// best of a grid of senders, the pooled fit too found a sender that
+// predicts 110.
 func TestRunHistOnLoadedLog(t *testing.T) {
 	c := loadRealCase(t, "whatif", "fixed-100us-p1", "linger20", "linger0", whatifdata.Loaded, 0)
 	median, real := c.realAtTo(t)
