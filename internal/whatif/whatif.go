@@ -227,7 +227,7 @@ func Run(parts []segment.Partition, opts Options) (results []*Result, ignored []
 func fitOptions(opts Options) producer.FitOptions {
 	return producer.FitOptions{Seed: opts.Seed, Workers: opts.Workers, MaxRecords: opts.FitRecords,
 		PollGranularity: producer.DefaultTiming().PollGranularity, SplitClose: true, SerialBroker: true,
-		RunJitter: producer.WhatifRunJitter, Draws: producer.WhatifFitDraws, RunHist: true,
+		RunJitter: producer.WhatifRunJitter, Draws: producer.WhatifFitDraws, RunHist: true, GridStart: true,
 		WindowRecords: producer.DefaultWindowRecords}
 }
 
