@@ -191,6 +191,8 @@ const histWeight = 0.2
 // the distribution's distance); every
 // try replays the same windows with the same seeds (common random
 // numbers), so the score is a deterministic function of the sender.
+// With FitOptions.GridStart a fit whose searches end without reproducing
+// the log searches again from the best of a fixed grid of senders.
 func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 	if opts.MaxRecords <= 0 {
 		opts.MaxRecords = 40000
@@ -375,8 +377,8 @@ func FitSender(traces []*Trace, cfg Config, opts FitOptions) (*Fit, error) {
 			all = append(all, tried{q, sc})
 		}
 	}
-	// search walks the coordinates in order from the prior, round by
-	// round, and returns where it settles.
+	// search walks the coordinates in order from start, round by round,
+	// and returns where it settles.
 	search := func(order []int, start [3]float64) (p [3]float64, best, be, he float64, err error) {
 		p = start
 		if best, be, he, err = score(mk(p)); err != nil {

@@ -16,9 +16,9 @@ import (
 // mixture of fast runs' many small batches and slow runs' few large ones
 // that no run lays out; against the middle fifth of the runs
 // (FitOptions.RunHist), 136. Both fits here search from the prior alone
-// (FitOptions.GridStart off), as they were measured: searched from the
-// best of a grid of senders, the pooled fit too found a sender that
-// predicts 110.
+// (FitOptions.GridStart off), as they were measured: with every fit
+// searched from the best of a grid of senders (a variant not kept), the
+// pooled fit too found a sender that predicts 110.
 func TestRunHistOnLoadedLog(t *testing.T) {
 	c := loadRealCase(t, "whatif", "fixed-100us-p1", "linger20", "linger0", whatifdata.Loaded, 0)
 	median, real := c.realAtTo(t)
