@@ -20,24 +20,9 @@ import (
 func TestGridStartOnValleyLog(t *testing.T) {
 	c := loadRealCase(t, "whatif", "poisson-1ms-p3-keyed", "linger50", "base", whatifdata.Loaded, 0)
 	median, real := c.realAtTo(t)
-	opts := Options{Was: props(c.from), Set: props(c.to), Runs: 50, Seed: 1}
-	res, _, err := Run(c.parts, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := res[0]
+	r := c.predict(t)
 	grid := r.Predicted.TotalBatches().P50
-	fo := fitOptions(opts)
-	fo.GridStart = false
-	fit, err := producer.FitSender(r.Topic.Sessions, r.Was, fo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	priorRes, err := producer.ReplayMix(r.Topic.Sessions, r.Now, fit.Plausible, r.replayOpts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prior := priorRes.TotalBatches().P50
+	prior := predictRefitted(t, r, func(fo *producer.FitOptions) { fo.GridStart = false })
 	off := func(n int) float64 { return math.Abs(float64(n)-median) / median }
 	if off(grid) > 0.05 || off(grid) >= off(prior) {
 		t.Errorf("at linger.ms=5: %d batches searched from the grid's best, %d from the prior; the real median %.1f (runs %v)", grid, prior, median, real)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kseg/kseg/internal/whatifdata"
+	"github.com/kseg/kseg/producer"
 	"github.com/kseg/kseg/segment"
 )
 
@@ -41,6 +42,24 @@ func (c realCase) predict(t *testing.T) *Result {
 		t.Fatal(err)
 	}
 	return res[0]
+}
+
+// predictRefitted is the median batch count r's topic predicts at its new
+// settings when its sender is fitted again with the what-if fit's options
+// (as predict's) changed by change.
+func predictRefitted(t *testing.T, r *Result, change func(*producer.FitOptions)) int {
+	t.Helper()
+	fo := fitOptions(Options{Seed: 1})
+	change(&fo)
+	fit, err := producer.FitSender(r.Topic.Sessions, r.Was, fo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := producer.ReplayMix(r.Topic.Sessions, r.Now, fit.Plausible, r.replayOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.TotalBatches().P50
 }
 
 // loadRealCase extracts the recorded logs of run (−1: the first logged

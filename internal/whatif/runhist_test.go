@@ -22,24 +22,9 @@ import (
 func TestRunHistOnLoadedLog(t *testing.T) {
 	c := loadRealCase(t, "whatif", "fixed-100us-p1", "linger20", "linger0", whatifdata.Loaded, 0)
 	median, real := c.realAtTo(t)
-	opts := Options{Was: props(c.from), Set: props(c.to), Runs: 50, Seed: 1}
-	res, _, err := Run(c.parts, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := res[0]
+	r := c.predict(t)
 	predict := func(runHist bool) int {
-		fo := fitOptions(opts)
-		fo.GridStart, fo.RunHist = false, runHist
-		fit, err := producer.FitSender(r.Topic.Sessions, r.Was, fo)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := producer.ReplayMix(r.Topic.Sessions, r.Now, fit.Plausible, r.replayOpts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.TotalBatches().P50
+		return predictRefitted(t, r, func(fo *producer.FitOptions) { fo.GridStart, fo.RunHist = false, runHist })
 	}
 	middle, pooled := predict(true), predict(false)
 	off := func(n int) float64 { return math.Abs(float64(n)-median) / median }
